@@ -1,0 +1,18 @@
+"""Qwirkle for reinforcement learning: an exact rules engine and a PettingZoo environment."""
+
+from .board import Board, IllegalMove
+from .game import Game
+from .moves import Exchange, Move, Placement
+from .tiles import Color, Shape, Tile
+
+__all__ = [
+    "Board",
+    "Color",
+    "Exchange",
+    "Game",
+    "IllegalMove",
+    "Move",
+    "Placement",
+    "Shape",
+    "Tile",
+]

@@ -1,0 +1,394 @@
+"""The table: an unbounded grid of tiles, and which placements it accepts.
+
+Cells are ``(row, col)`` pairs of any ints. Beside the tiles the board keeps, for each
+empty cell touching a tile (the *frontier*), the runs of tiles next to it in the four
+directions. That is all any rule needs: a tile fits a cell iff it is compatible with the
+runs on each side, and a placement grows a run cell by cell. ``play`` updates only the
+frontier cells at the ends of the runs it changed, so move generation never rescans the
+table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from itertools import permutations
+
+from .lines import ALL, COMPAT, MAX_LINE, compat_of, ids_of, line_fault, mask_of
+from .tiles import Tile
+
+Cell = tuple[int, int]
+Placement = tuple[tuple[Cell, Tile], ...]
+
+# Frontier record fields. Axis 0 runs along a row (left/right), axis 1 along a column.
+FIT_H, FIT_V, LEN_H, LEN_V = 0, 1, 2, 3  # fit per axis; length of the line a tile here makes
+N_L, T_L, C_L = 4, 5, 6  # run to the left: length, tile mask, compatible mask
+N_R, T_R, C_R = 7, 8, 9
+N_U, T_U, C_U = 10, 11, 12
+N_D, T_D, C_D = 13, 14, 15
+
+_STEPS = ((0, -1), (0, 1), (-1, 0), (1, 0))  # left, right, up, down
+
+
+class IllegalMove(ValueError):
+    """A move the rules forbid; the message names the rule."""
+
+
+def _line_points(length: int) -> int:
+    if length < 2:
+        return 0
+    return length + 6 if length == MAX_LINE else length
+
+
+class Board:
+    """Tiles on the table, with legality and scoring of placements."""
+
+    __slots__ = ("_cells", "_front")
+
+    def __init__(self, tiles: Mapping[Cell, Tile] | None = None) -> None:
+        self._cells: dict[Cell, int] = {}
+        self._front: dict[Cell, tuple[int, ...]] = {}
+        if tiles:
+            for cell, tile in tiles.items():
+                self._cells[_as_cell(cell)] = _as_tile(tile).id
+            self._check_all_lines()
+            self._refresh({n for cell in self._cells for n in _neighbours(cell)})
+
+    # --- reading -------------------------------------------------------------------
+    def __getitem__(self, cell: Cell) -> Tile | None:
+        tile_id = self._cells.get(_as_cell(cell))
+        return None if tile_id is None else Tile.from_id(tile_id)
+
+    def __len__(self) -> int:
+        return len(self._cells)
+
+    def __iter__(self) -> Iterator[tuple[Cell, Tile]]:
+        for cell in sorted(self._cells):
+            yield cell, Tile.from_id(self._cells[cell])
+
+    def __contains__(self, cell: object) -> bool:
+        return cell in self._cells
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Board):
+            return NotImplemented
+        return self._cells == other._cells
+
+    def __repr__(self) -> str:
+        return f"Board({{{', '.join(f'{c}: {t!r}' for c, t in self)}}})"
+
+    def copy(self) -> Board:
+        new = Board.__new__(Board)
+        new._cells = dict(self._cells)
+        new._front = dict(self._front)
+        return new
+
+    def bounds(self) -> tuple[int, int, int, int] | None:
+        """(min_row, max_row, min_col, max_col) of the tiles, None when empty."""
+        if not self._cells:
+            return None
+        rows = [r for r, _ in self._cells]
+        cols = [c for _, c in self._cells]
+        return min(rows), max(rows), min(cols), max(cols)
+
+    def fits(self, cell: Cell) -> list[Tile]:
+        """Tile types that could go on ``cell`` alone this turn."""
+        if not self._cells:
+            return list(Tile.from_id(t) for t in range(36))
+        info = self._front.get(_as_cell(cell))
+        return [] if info is None else [Tile.from_id(t) for t in ids_of(info[FIT_H] & info[FIT_V])]
+
+    # --- checking and playing ------------------------------------------------------
+    def score(self, placement: Iterable[tuple[Cell, Tile]]) -> int:
+        """Points the placement would score; raises IllegalMove if it breaks a rule."""
+        return self._check(_normalise(placement))
+
+    def play(self, placement: Iterable[tuple[Cell, Tile]]) -> int:
+        """Checks, then places the tiles; the board is unchanged if it raises."""
+        items = _normalise(placement)
+        points = self._check(items)
+        self._place(items)
+        return points
+
+    def legal_placements(self, tiles: Iterable[Tile]) -> list[Placement]:
+        """Every distinct legal placement of a sub-multiset of ``tiles``, sorted."""
+        hand = mask_of(_as_tile(t).id for t in tiles)
+        found = {
+            tuple(sorted((cell, Tile.from_id(t)) for cell, t in items))
+            for items, _ in self._placements(hand)
+        }
+        return sorted(found)
+
+    def can_place(self, hand_mask: int) -> bool:
+        """Whether any tile of the hand (a tile mask) fits anywhere."""
+        if not hand_mask:
+            return False
+        if not self._cells:
+            return True
+        return any(info[FIT_H] & info[FIT_V] & hand_mask for info in self._front.values())
+
+    # --- internals shared with the game and the env ---------------------------------
+    def _check(self, items: list[tuple[Cell, int]]) -> int:
+        if not items:
+            raise IllegalMove("empty placement: place at least one tile")
+        cells = self._cells
+        placed: dict[Cell, int] = {}
+        for cell, t in items:
+            if cell in placed:
+                raise IllegalMove(f"occupied cell: {cell} is used twice in this placement")
+            if cell in cells:
+                raise IllegalMove(
+                    f"occupied cell: {cell} already holds a {Tile.from_id(cells[cell])}"
+                )
+            placed[cell] = t
+        rows = {r for r, _ in placed}
+        cols = {c for _, c in placed}
+        axis = None
+        if len(placed) > 1:
+            if len(rows) == 1:
+                axis = 0
+            elif len(cols) == 1:
+                axis = 1
+            else:
+                raise IllegalMove(
+                    "two directions: all tiles placed in one turn must lie in one row or one column"
+                )
+            if axis == 0:
+                (r,) = rows
+                span = [(r, c) for c in range(min(cols), max(cols) + 1)]
+            else:
+                (c,) = cols
+                span = [(r, c) for r in range(min(rows), max(rows) + 1)]
+            for cell in span:
+                if cell not in placed and cell not in cells:
+                    raise IllegalMove(
+                        f"gap: cell {cell} between the placed tiles is empty; the placed "
+                        "tiles and the tiles between them must form one unbroken line"
+                    )
+        if cells and not any(n in cells for cell in placed for n in _neighbours(cell)):
+            raise IllegalMove(
+                "not touching: at least one placed tile must touch a tile already on the table"
+            )
+
+        def line(cell: Cell, ax: int) -> list[int]:
+            dr, dc = (0, 1) if ax == 0 else (1, 0)
+            ids = [placed[cell]]
+            for sign in (-1, 1):
+                r, c = cell[0] + sign * dr, cell[1] + sign * dc
+                while True:
+                    t = placed.get((r, c))
+                    if t is None:
+                        t = cells.get((r, c))
+                        if t is None:
+                            break
+                    ids.append(t)
+                    r, c = r + sign * dr, c + sign * dc
+            return ids
+
+        lines = []
+        first = next(iter(placed))
+        if axis is None:
+            lines += [line(first, 0), line(first, 1)]
+        else:
+            lines.append(line(first, axis))
+            lines += [line(cell, 1 - axis) for cell in placed]
+        points = 0
+        any_line = False
+        for ids in lines:
+            if len(ids) < 2:
+                continue
+            any_line = True
+            fault = line_fault(ids)
+            if fault:
+                raise IllegalMove(fault)
+            points += _line_points(len(ids))
+        return points if any_line else 1
+
+    def _place(self, items: list[tuple[Cell, int]]) -> None:
+        """Puts already-checked tiles down and refreshes the frontier around them."""
+        cells = self._cells
+        front = self._front
+        for cell, t in items:
+            cells[cell] = t
+            front.pop(cell, None)
+        touched = set()
+        for (r, c), _ in items:
+            for dr, dc in _STEPS:
+                rr, cc = r + dr, c + dc
+                while (rr, cc) in cells:
+                    rr, cc = rr + dr, cc + dc
+                touched.add((rr, cc))
+        self._refresh(touched)
+
+    def _refresh(self, empties: Iterable[Cell]) -> None:
+        cells = self._cells
+        front = self._front
+        for cell in empties:
+            if cell in cells:
+                continue
+            sides = []
+            for dr, dc in _STEPS:
+                r, c = cell[0] + dr, cell[1] + dc
+                n, types, compat = 0, 0, ALL
+                t = cells.get((r, c))
+                while t is not None:
+                    n += 1
+                    types |= 1 << t
+                    compat &= COMPAT[t]
+                    r, c = r + dr, c + dc
+                    t = cells.get((r, c))
+                sides.append((n, types, compat))
+            (nl, tl, cl), (nr, tr, cr), (nu, tu, cu), (nd, td, cd) = sides
+            if not (nl or nr or nu or nd):
+                front.pop(cell, None)
+                continue
+            fit_h = cl & cr if not tl & ~cr else 0
+            fit_v = cu & cd if not tu & ~cd else 0
+            front[cell] = (
+                fit_h, fit_v, nl + nr + 1, nu + nd + 1,
+                nl, tl, cl, nr, tr, cr, nu, tu, cu, nd, td, cd,
+            )  # fmt: skip
+
+    def _check_all_lines(self) -> None:
+        cells = self._cells
+        for ax, (dr, dc) in enumerate(((0, 1), (1, 0))):
+            for (r, c), _ in cells.items():
+                if (r - dr, c - dc) in cells:
+                    continue  # not the start of a run
+                ids = []
+                while (r, c) in cells:
+                    ids.append(cells[(r, c)])
+                    r, c = r + dr, c + dc
+                if len(ids) > 1:
+                    fault = line_fault(ids)
+                    if fault:
+                        where = "row" if ax == 0 else "column"
+                        raise IllegalMove(f"{fault} (in the {where} ending at {(r - dr, c - dc)})")
+
+    def _placements(self, hand: int) -> list[tuple[tuple[tuple[Cell, int], ...], int]]:
+        """Every legal placement from a hand mask, each once, with its points.
+
+        A placement is grown from its first anchor (a placed cell touching the table) in
+        row/column order: forwards over any cells, then backwards over cells that touch
+        nothing. That order reaches each placement exactly once, and every prefix of it is
+        itself legal, so each step checks only the new tile against the run.
+        """
+        if not self._cells:
+            return _opening_placements(hand)
+        out: list = []
+        for p, info in self._front.items():
+            for t in ids_of(info[FIT_H] & info[FIT_V] & hand):
+                pts_h = _line_points(info[LEN_H])
+                pts_v = _line_points(info[LEN_V])
+                first = ((p, t),)
+                out.append((first, (pts_h + pts_v) or 1))
+                rest = hand & ~(1 << t)
+                if not rest:
+                    continue
+                r, c = p
+                # A run is (axis, fixed coordinate, lo, hi, compatible mask, length, points
+                # of the perpendicular lines of the tiles placed so far).
+                row = (0, r, c - info[N_L], c + info[N_R], info[C_L] & info[C_R] & COMPAT[t],
+                       info[LEN_H], pts_v)  # fmt: skip
+                col = (1, c, r - info[N_U], r + info[N_D], info[C_U] & info[C_D] & COMPAT[t],
+                       info[LEN_V], pts_h)  # fmt: skip
+                self._extend(out, first, row, rest, True)
+                self._extend(out, first, col, rest, True)
+        return out
+
+    def _extend(self, out: list, items: tuple, run: tuple, rest: int, forward: bool) -> None:
+        axis, fixed, lo, hi, compat, length, perp_pts = run
+        if forward:
+            q = (fixed, hi + 1) if axis == 0 else (hi + 1, fixed)
+            info = self._front.get(q)
+            if info is None:
+                grown = (axis, fixed, lo, hi + 1, compat, length + 1, perp_pts)
+                self._branch(out, items, q, compat & rest, grown, rest, True)
+            else:
+                if axis == 0:
+                    n, types, beyond = info[N_R], info[T_R], info[C_R]
+                    fit, perp = info[FIT_V], _line_points(info[LEN_V])
+                else:
+                    n, types, beyond = info[N_D], info[T_D], info[C_D]
+                    fit, perp = info[FIT_H], _line_points(info[LEN_H])
+                if not types & ~compat:  # the tiles beyond q fit the run
+                    compat &= beyond
+                    grown = (axis, fixed, lo, hi + 1 + n, compat, length + 1 + n, perp_pts + perp)
+                    self._branch(out, items, q, compat & fit & rest, grown, rest, True)
+                compat = run[4]
+        q = (fixed, lo - 1) if axis == 0 else (lo - 1, fixed)
+        if q not in self._front:  # an anchor there generates this placement itself
+            grown = (axis, fixed, lo - 1, hi, compat, length + 1, perp_pts)
+            self._branch(out, items, q, compat & rest, grown, rest, False)
+
+    def _branch(
+        self, out: list, items: tuple, q: Cell, cand: int, run: tuple, rest: int, forward: bool
+    ) -> None:
+        axis, fixed, lo, hi, compat, length, perp_pts = run
+        points = _line_points(length) + perp_pts
+        for t in ids_of(cand):
+            placed = items + ((q, t),)
+            out.append((placed, points))
+            left = rest & ~(1 << t)
+            if left and length < MAX_LINE:
+                grown = (axis, fixed, lo, hi, compat & COMPAT[t], length, perp_pts)
+                self._extend(out, placed, grown, left, forward)
+
+
+def _opening_placements(hand: int) -> list:
+    """On an empty table: lines from (0, 0) running right or down."""
+    out: list = [((((0, 0), t),), 1) for t in ids_of(hand)]
+    groups = []
+    for c in range(6):
+        groups.append(ids_of(hand & (0b111111 << (6 * c))))
+    for s in range(6):
+        groups.append(ids_of(hand & sum(1 << (6 * c + s) for c in range(6))))
+    for group in groups:
+        for k in range(2, len(group) + 1):
+            for perm in permutations(group, k):
+                pts = _line_points(k)
+                out.append((tuple(((0, i), t) for i, t in enumerate(perm)), pts))
+                out.append((tuple(((i, 0), t) for i, t in enumerate(perm)), pts))
+    return out
+
+
+def _neighbours(cell: Cell) -> list[Cell]:
+    r, c = cell
+    return [(r, c - 1), (r, c + 1), (r - 1, c), (r + 1, c)]
+
+
+def _as_cell(cell: object) -> Cell:
+    if (
+        isinstance(cell, tuple)
+        and len(cell) == 2
+        and all(isinstance(x, int) and not isinstance(x, bool) for x in cell)
+    ):
+        return cell  # type: ignore[return-value]
+    try:
+        r, c = cell  # type: ignore[misc]
+        if int(r) == r and int(c) == c and not isinstance(r, bool) and not isinstance(c, bool):
+            return (int(r), int(c))
+    except (TypeError, ValueError):
+        pass
+    raise TypeError(f"a cell is a (row, col) pair of ints, got {cell!r}")
+
+
+def _as_tile(tile: object) -> Tile:
+    if isinstance(tile, Tile):
+        return tile
+    raise TypeError(f"expected a Tile, got {tile!r} (make one with Tile(Color.RED, Shape.SQUARE))")
+
+
+def _normalise(placement: Iterable[tuple[Cell, Tile]]) -> list[tuple[Cell, int]]:
+    items = []
+    for entry in placement:
+        try:
+            cell, tile = entry
+        except (TypeError, ValueError):
+            raise TypeError(
+                f"a placement is a list of ((row, col), Tile) pairs; got {entry!r}"
+            ) from None
+        items.append((_as_cell(cell), _as_tile(tile).id))
+    return items
+
+
+__all__ = ["Board", "Cell", "IllegalMove", "Placement", "compat_of"]

@@ -1,0 +1,367 @@
+"""One game of Qwirkle: seats, hands, the bag, turns, scores and the end.
+
+Everything random comes from one ``random.Random`` seeded at creation, so a seed and the
+list of moves replay to the identical state. ``to_dict`` is plain JSON; ``from_dict``
+checks that what it reads is a game that could exist (108 tiles, three of each, valid
+lines, scores that add up) and says what is wrong when it is not.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from itertools import combinations
+from typing import Any
+
+from .bag import Bag
+from .board import Board, IllegalMove
+from .hand import HAND_SIZE, largest_group, remove_tiles
+from .lines import mask_of
+from .moves import Exchange, Move, Placement, move_from_json
+from .tiles import COPIES, NUM_TILES, NUM_TYPES, Tile
+
+FORMAT = "qwirkle-env/game"
+FORMAT_VERSION = 1
+END_BONUS = 6
+MIN_PLAYERS, MAX_PLAYERS = 2, 4
+
+
+class Game:
+    """The full state of one game, with the rules for moving it on."""
+
+    def __init__(
+        self, num_players: int = 2, seed: int | None = None, strict_opening: bool = True
+    ) -> None:
+        if (
+            not isinstance(num_players, int)
+            or isinstance(num_players, bool)
+            or not MIN_PLAYERS <= num_players <= MAX_PLAYERS
+        ):
+            raise ValueError(f"num_players must be 2, 3 or 4, got {num_players!r}")
+        if seed is None:
+            seed = random.SystemRandom().randrange(2**63)
+        if not isinstance(seed, int) or isinstance(seed, bool):
+            raise TypeError(f"seed must be an int or None, got {seed!r}")
+        self.num_players = num_players
+        self.seed = seed
+        self.strict_opening = bool(strict_opening)
+        self._rng = random.Random(seed)
+        self.board = Board()
+        self.bag = Bag(self._rng)
+        self.hands: list[list[int]] = [sorted(self.bag.draw(HAND_SIZE)) for _ in range(num_players)]
+        self.scores = [0] * num_players
+        self.history: list[tuple[int, Move, int]] = []
+        self.skips: list[tuple[int, int]] = []  # (move number, seat) of each skipped turn
+        self.bonus_seat: int | None = None
+        self.over = False
+        groups = [largest_group(h) for h in self.hands]
+        best = max(groups)
+        tied = [seat for seat, g in enumerate(groups) if g == best]
+        self.current = tied[0] if len(tied) == 1 else self._rng.choice(tied)
+        self.opening_size: int | None = best  # None once the opening has been played
+
+    # --- what a player sees ----------------------------------------------------------
+    def hand(self, seat: int | None = None) -> list[Tile]:
+        seat = self.current if seat is None else seat
+        return [Tile.from_id(t) for t in self.hands[seat]]
+
+    @property
+    def bag_size(self) -> int:
+        return len(self.bag)
+
+    @property
+    def is_opening(self) -> bool:
+        return self.opening_size is not None
+
+    def winners(self) -> list[int]:
+        """Seats with the highest total (several on a shared win)."""
+        best = max(self.scores)
+        return [seat for seat, s in enumerate(self.scores) if s == best]
+
+    # --- moves -----------------------------------------------------------------------
+    def legal_placements(self) -> list[Placement]:
+        return [Placement(_tiles(items)) for items, _ in self._placements()]
+
+    def legal_exchanges(self) -> list[Exchange]:
+        if self.over or self.is_opening or not self.bag.tiles:
+            return []
+        hand = self.hands[self.current]
+        most = min(len(hand), len(self.bag))
+        found = {combo for k in range(1, most + 1) for combo in combinations(hand, k)}
+        return [Exchange(Tile.from_id(t) for t in combo) for combo in sorted(found)]
+
+    def legal_moves(self) -> list[Move]:
+        """Every full move of the player to move: placements, then distinct exchanges."""
+        if self.over:
+            return []
+        return [*self.legal_placements(), *self.legal_exchanges()]
+
+    def _placements(self) -> list:
+        """Legal placements as (((cell, tile_id), ...), points), the opening rule applied."""
+        if self.over:
+            return []
+        found = self.board._placements(mask_of(self.hands[self.current]))
+        if self.strict_opening and self.opening_size is not None:
+            found = [p for p in found if len(p[0]) == self.opening_size]
+        return found
+
+    def apply(self, move: Move) -> int:
+        """Plays the current player's move and returns its points (end bonus included)."""
+        if self.over:
+            raise IllegalMove("game over: no more moves can be played")
+        if isinstance(move, Placement):
+            return self._apply_placement([(cell, t.id) for cell, t in move.tiles], move)
+        if isinstance(move, Exchange):
+            return self._apply_exchange([t.id for t in move.tiles], move)
+        raise TypeError(f"a move is a Placement or an Exchange, got {move!r}")
+
+    def _apply_placement(self, items: list, move: Move | None = None) -> int:
+        seat = self.current
+        rest = remove_tiles(self.hands[seat], (t for _, t in items))
+        if rest is None:
+            names = ", ".join(str(Tile.from_id(t)) for _, t in items)
+            raise IllegalMove(f"not in hand: player {seat} does not hold all of {names}")
+        if (
+            self.opening_size is not None
+            and self.strict_opening
+            and len(items) != self.opening_size
+        ):
+            raise IllegalMove(
+                f"opening: the first move must place exactly {self.opening_size} tiles, "
+                f"the largest colour or shape group of the opener's hand (got {len(items)})"
+            )
+        points = self.board._check(items)
+        self.board._place(items)
+        self.opening_size = None
+        rest.extend(self.bag.draw(HAND_SIZE - len(rest)))
+        rest.sort()
+        self.hands[seat] = rest
+        if not rest:
+            points += END_BONUS
+            self.bonus_seat = seat
+            self.over = True
+        self.scores[seat] += points
+        if move is None:
+            move = Placement((cell, Tile.from_id(t)) for cell, t in items)
+        self.history.append((seat, move, points))
+        if not self.over:
+            self._advance()
+        return points
+
+    def _apply_exchange(self, ids: list[int], move: Move | None = None) -> int:
+        seat = self.current
+        if self.opening_size is not None:
+            raise IllegalMove("opening: the first player must place, not exchange")
+        if not ids:
+            raise IllegalMove("empty exchange: exchange at least one tile")
+        if not self.bag.tiles:
+            raise IllegalMove("exchange: the bag is empty, so no tile can be exchanged")
+        if len(ids) > len(self.bag):
+            raise IllegalMove(
+                f"exchange: {len(ids)} tiles asked but the bag holds only {len(self.bag)}"
+            )
+        rest = remove_tiles(self.hands[seat], ids)
+        if rest is None:
+            names = ", ".join(str(Tile.from_id(t)) for t in ids)
+            raise IllegalMove(f"not in hand: player {seat} does not hold all of {names}")
+        rest.extend(self.bag.exchange(ids))
+        rest.sort()
+        self.hands[seat] = rest
+        if move is None:
+            move = Exchange(Tile.from_id(t) for t in ids)
+        self.history.append((seat, move, 0))
+        self._advance()
+        return 0
+
+    def can_move(self, seat: int) -> bool:
+        """A player can move if the bag can take an exchange or a tile fits somewhere."""
+        if self.bag.tiles:
+            return True
+        return self.board.can_place(mask_of(self.hands[seat]))
+
+    def _advance(self) -> None:
+        """Passes the turn on, skipping players who can do nothing; ends a dead game."""
+        n = self.num_players
+        for step in range(1, n + 1):
+            seat = (self.current + step) % n
+            if self.can_move(seat):
+                self.current = seat
+                return
+            self.skips.append((len(self.history), seat))
+        self.over = True  # bag empty and nobody can place: no bonus
+
+    # --- copies and saving ------------------------------------------------------------
+    def clone(self) -> Game:
+        new = Game.__new__(Game)
+        new.__dict__.update(self.__dict__)
+        new._rng = random.Random()
+        new._rng.setstate(self._rng.getstate())
+        new.board = self.board.copy()
+        new.bag = Bag(new._rng, list(self.bag.tiles))
+        new.hands = [list(h) for h in self.hands]
+        new.scores = list(self.scores)
+        new.history = list(self.history)
+        new.skips = list(self.skips)
+        return new
+
+    def record(self) -> dict[str, Any]:
+        """The seed, the options and the moves: enough to replay the game exactly."""
+        return {
+            "format": FORMAT + "-record",
+            "version": FORMAT_VERSION,
+            "num_players": self.num_players,
+            "seed": self.seed,
+            "strict_opening": self.strict_opening,
+            "moves": [move.to_json() for _, move, _ in self.history],
+        }
+
+    @classmethod
+    def from_record(cls, record: dict[str, Any]) -> Game:
+        _expect_format(record, FORMAT + "-record")
+        game = cls(record["num_players"], record["seed"], record["strict_opening"])
+        for i, data in enumerate(record["moves"]):
+            try:
+                game.apply(move_from_json(data))
+            except ValueError as err:
+                raise ValueError(f"game record: move {i} cannot be replayed: {err}") from None
+        return game
+
+    def to_dict(self) -> dict[str, Any]:
+        version, internal, gauss = self._rng.getstate()
+        return {
+            "format": FORMAT,
+            "version": FORMAT_VERSION,
+            "num_players": self.num_players,
+            "seed": self.seed,
+            "strict_opening": self.strict_opening,
+            "board": [[r, c, tile.id] for (r, c), tile in self.board],
+            "bag": list(self.bag.tiles),
+            "hands": [list(h) for h in self.hands],
+            "scores": list(self.scores),
+            "current": self.current,
+            "opening_size": self.opening_size,
+            "over": self.over,
+            "bonus_seat": self.bonus_seat,
+            "history": [
+                {"seat": seat, **move.to_json(), "points": pts} for seat, move, pts in self.history
+            ],
+            "skips": [list(s) for s in self.skips],
+            "rng": [version, list(internal), gauss],
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Game:
+        """Rebuilds a saved game; raises ValueError naming the fault if it is corrupt."""
+        _expect_format(data, FORMAT)
+        try:
+            return _load(cls, data)
+        except (KeyError, TypeError, IndexError, AttributeError) as err:
+            raise ValueError(f"corrupt game: missing or malformed field ({err!r})") from None
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Game):
+            return NotImplemented
+        return self.to_dict() == other.to_dict()
+
+    def __repr__(self) -> str:
+        state = "over" if self.over else f"player {self.current} to move"
+        return (
+            f"<Game {self.num_players} players, seed {self.seed}, {len(self.board)} tiles on "
+            f"the table, bag {len(self.bag)}, scores {self.scores}, {state}>"
+        )
+
+
+def _tiles(items) -> list:
+    return [(cell, Tile.from_id(t)) for cell, t in items]
+
+
+def _expect_format(data: object, name: str) -> None:
+    if not isinstance(data, dict):
+        raise ValueError(f"not a saved game: expected a dict, got {type(data).__name__}")
+    if data.get("format") != name:
+        raise ValueError(f"not a saved game: format is {data.get('format')!r}, expected {name!r}")
+    if data.get("version") != FORMAT_VERSION:
+        raise ValueError(
+            f"unsupported save version {data.get('version')!r}: this qwirkle-env reads version "
+            f"{FORMAT_VERSION}"
+        )
+
+
+def _int(value: object, what: str, low: int | None = None, high: int | None = None) -> int:
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise ValueError(f"corrupt game: {what} must be an int, got {value!r}")
+    if (low is not None and value < low) or (high is not None and value > high):
+        raise ValueError(f"corrupt game: {what} = {value} is outside {low}..{high}")
+    return value
+
+
+def _load(cls: type[Game], data: dict[str, Any]) -> Game:
+    n = _int(data["num_players"], "num_players", MIN_PLAYERS, MAX_PLAYERS)
+    tile_ids = []
+    board_tiles = {}
+    for entry in data["board"]:
+        r, c, t = entry
+        cell = (_int(r, "board row"), _int(c, "board column"))
+        if cell in board_tiles:
+            raise ValueError(f"corrupt game: board cell {cell} appears twice")
+        board_tiles[cell] = Tile.from_id(_int(t, "board tile", 0, NUM_TYPES - 1))
+    bag = [_int(t, "bag tile", 0, NUM_TYPES - 1) for t in data["bag"]]
+    hands = [[_int(t, "hand tile", 0, NUM_TYPES - 1) for t in h] for h in data["hands"]]
+    if len(hands) != n:
+        raise ValueError(f"corrupt game: {len(hands)} hands for {n} players")
+    for seat, h in enumerate(hands):
+        if len(h) > HAND_SIZE:
+            raise ValueError(f"corrupt game: player {seat} holds {len(h)} tiles, at most 6")
+    tile_ids = [t.id for t in board_tiles.values()] + bag + [t for h in hands for t in h]
+    if len(tile_ids) != NUM_TILES:
+        raise ValueError(
+            f"corrupt game: {len(tile_ids)} tiles (table {len(board_tiles)}, bag {len(bag)}, "
+            f"hands {sum(map(len, hands))}); a game holds exactly {NUM_TILES}"
+        )
+    for t, count in Counter(tile_ids).items():
+        if count != COPIES:
+            raise ValueError(
+                f"corrupt game: {count} copies of {Tile.from_id(t)}; each tile has {COPIES}"
+            )
+    try:
+        board = Board(board_tiles)
+    except IllegalMove as err:
+        raise ValueError(f"corrupt game: the table breaks a rule: {err}") from None
+    scores = [_int(s, "score", 0) for s in data["scores"]]
+    if len(scores) != n:
+        raise ValueError(f"corrupt game: {len(scores)} scores for {n} players")
+    history = []
+    totals = [0] * n
+    for entry in data["history"]:
+        seat = _int(entry["seat"], "history seat", 0, n - 1)
+        points = _int(entry["points"], "history points", 0)
+        move = move_from_json({k: v for k, v in entry.items() if k in ("place", "exchange")})
+        history.append((seat, move, points))
+        totals[seat] += points
+    if totals != scores:
+        raise ValueError(f"corrupt game: scores {scores} do not add up to the moves' {totals}")
+    game = cls.__new__(cls)
+    game.num_players = n
+    game.seed = _int(data["seed"], "seed")
+    game.strict_opening = bool(data["strict_opening"])
+    version, internal, gauss = data["rng"]
+    game._rng = random.Random()
+    try:
+        game._rng.setstate((version, tuple(internal), gauss))
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"corrupt game: bad random state ({err})") from None
+    game.board = board
+    game.bag = Bag(game._rng, bag)
+    game.hands = [sorted(h) for h in hands]
+    game.scores = scores
+    game.history = history
+    game.skips = [(int(a), int(b)) for a, b in data["skips"]]
+    bonus = data["bonus_seat"]
+    game.bonus_seat = None if bonus is None else _int(bonus, "bonus_seat", 0, n - 1)
+    game.over = bool(data["over"])
+    game.current = _int(data["current"], "current", 0, n - 1)
+    opening = data["opening_size"]
+    game.opening_size = None if opening is None else _int(opening, "opening_size", 1, 6)
+    if (game.opening_size is None) != bool(len(board)):
+        raise ValueError("corrupt game: opening_size must be set exactly while the table is empty")
+    return game

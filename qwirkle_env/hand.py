@@ -1,0 +1,50 @@
+"""A hand: up to six tiles, hidden from the other players, as a sorted list of tile ids."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from .tiles import NUM_SHAPES
+
+HAND_SIZE = 6
+
+
+def largest_group(tile_ids: Iterable[int]) -> int:
+    """Size of the largest set sharing a colour or a shape, identical tiles counted once.
+
+    This decides who opens and how many tiles the opening line must hold.
+    """
+    distinct = set(tile_ids)
+    best = 0
+    for k in range(6):
+        best = max(
+            best,
+            sum(1 for t in distinct if t // NUM_SHAPES == k),
+            sum(1 for t in distinct if t % NUM_SHAPES == k),
+        )
+    return best
+
+
+def group_members(tile_ids: Iterable[int], size: int) -> list[frozenset[int]]:
+    """Every colour or shape group of exactly ``size`` distinct tiles in the hand."""
+    distinct = set(tile_ids)
+    groups = []
+    for k in range(6):
+        for members in (
+            frozenset(t for t in distinct if t // NUM_SHAPES == k),
+            frozenset(t for t in distinct if t % NUM_SHAPES == k),
+        ):
+            if len(members) == size:
+                groups.append(members)
+    return groups
+
+
+def remove_tiles(hand: list[int], tile_ids: Iterable[int]) -> list[int] | None:
+    """The hand without these tiles (as a multiset), or None if it does not hold them."""
+    rest = list(hand)
+    for t in tile_ids:
+        try:
+            rest.remove(t)
+        except ValueError:
+            return None
+    return rest

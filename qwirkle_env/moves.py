@@ -1,0 +1,74 @@
+"""The two kinds of move: a Placement of tiles on the table, or an Exchange with the bag."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from .board import Cell, _as_cell, _as_tile
+from .tiles import Tile
+
+
+@dataclass(frozen=True, order=True)
+class Placement:
+    """Tiles put on the table this turn, as sorted ((row, col), Tile) pairs."""
+
+    tiles: tuple[tuple[Cell, Tile], ...]
+
+    def __init__(self, tiles: Iterable[tuple[Cell, Tile]]) -> None:
+        pairs = []
+        for entry in tiles:
+            try:
+                cell, tile = entry
+            except (TypeError, ValueError):
+                raise TypeError(
+                    f"a placement is a list of ((row, col), Tile) pairs; got {entry!r}"
+                ) from None
+            pairs.append((_as_cell(cell), _as_tile(tile)))
+        object.__setattr__(self, "tiles", tuple(sorted(pairs)))
+
+    def __len__(self) -> int:
+        return len(self.tiles)
+
+    def __str__(self) -> str:
+        return "place " + ", ".join(f"{t} at {cell}" for cell, t in self.tiles)
+
+    def to_json(self) -> dict:
+        return {"place": [[r, c, t.id] for (r, c), t in self.tiles]}
+
+
+@dataclass(frozen=True, order=True)
+class Exchange:
+    """Tiles of the hand traded with the bag this turn, sorted."""
+
+    tiles: tuple[Tile, ...]
+
+    def __init__(self, tiles: Iterable[Tile]) -> None:
+        object.__setattr__(self, "tiles", tuple(sorted(_as_tile(t) for t in tiles)))
+
+    def __len__(self) -> int:
+        return len(self.tiles)
+
+    def __str__(self) -> str:
+        return "exchange " + ", ".join(str(t) for t in self.tiles)
+
+    def to_json(self) -> dict:
+        return {"exchange": [t.id for t in self.tiles]}
+
+
+Move = Placement | Exchange
+
+
+def move_from_json(data: object) -> Move:
+    """Reads a move written by ``to_json``; a malformed one raises ValueError."""
+    try:
+        if isinstance(data, dict) and set(data) == {"place"}:
+            return Placement(((r, c), Tile.from_id(t)) for r, c, t in data["place"])
+        if isinstance(data, dict) and set(data) == {"exchange"}:
+            return Exchange(Tile.from_id(t) for t in data["exchange"])
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"malformed move {data!r}: {err}") from None
+    raise ValueError(
+        f"malformed move {data!r}: expected {{'place': [[row, col, tile_id], ...]}} "
+        "or {'exchange': [tile_id, ...]}"
+    )
