@@ -1,6 +1,7 @@
 """Qwirkle for reinforcement learning: an exact rules engine and a PettingZoo environment."""
 
 from .board import Board, IllegalMove
+from .env import env, raw_env
 from .game import Game
 from .moves import Exchange, Move, Placement
 from .tiles import Color, Shape, Tile
@@ -15,4 +16,6 @@ __all__ = [
     "Placement",
     "Shape",
     "Tile",
+    "env",
+    "raw_env",
 ]

@@ -1,0 +1,484 @@
+"""Qwirkle as a PettingZoo AEC environment, one tile per sub-step.
+
+| | |
+|---|---|
+| Import | ``from qwirkle_env import env, raw_env`` |
+| Name | ``qwirkle_v0`` |
+| Agents | ``player_0`` .. ``player_{N-1}``, N = ``num_players`` (2..4) |
+| Action shape | ``Discrete(36*W*W + 37)``; W = ``window`` (default 35) |
+| Action values | ``qwirkle_env.actions``: place type t at cell (r, c), exchange t, or end |
+| Observation | ``{"observation": float32[13*W*W + 126], "action_mask": int8[36*W*W + 37]}`` |
+| Rewards | ``"win"`` (default, at the end), ``"points"`` or ``"margin"`` (dense) |
+
+**Turns.** A turn is several steps of the same agent: place tiles one at a time (or add
+tiles to the exchange set), then take "end". The mask is exact: a placement step is legal
+iff the tiles placed so far this turn plus the new one form a legal placement by
+themselves, so every legal move can be built and nothing illegal can. The env never
+commits a turn by itself: "end" is always an explicit step (the only legal one once a
+turn can't grow). A player who can neither place nor exchange is skipped by the engine,
+so the agent to move always has a legal action. The first tile of the game goes to the
+window centre.
+
+**Window.** The engine's table is unbounded; the env shows the W x W window centred on the
+table's bounding box, re-centred at the start of each turn and fixed within it. Placements
+reach at most 5 cells past the box. W = 35 held every legal move of 10,000 measured games
+(docs/environment.md); ``infos[agent]["outside_window"]`` counts legal moves that fell
+outside in this game (0 in every game measured).
+
+**Observation** (from the observing agent's seat), a flat float32 vector:
+
+| slice | content |
+|---|---|
+| ``[0, 6*W*W)`` | colour planes: ``planes[k, r, c] = 1`` if window cell (r, c) holds colour k |
+| ``[6*W*W, 12*W*W)`` | shape planes, likewise |
+| ``[12*W*W, 13*W*W)`` | tiles placed this turn |
+| ``+0 .. +36`` | own hand: count of each tile type not yet used this turn (0..3) |
+| ``+36 .. +72`` | this turn's exchange set, counts per type |
+| ``+72 .. +108`` | unseen: 3 minus the copies on the table, in hand and set aside |
+| ``+108`` | tiles in the bag |
+| ``+109 .. +113`` | scores, in seat order starting with the observer (0 for absent seats) |
+| ``+113 .. +117`` | hand sizes, same order |
+| ``+117 .. +121`` | 1 for each seat in the game, same order |
+| ``+121 .. +126`` | flags: to move, opening turn, placing, exchanging, may end |
+
+``split_observation`` turns it (or a batch) into planes ``(13, W, W)`` and features
+``(126,)``. Agents not to move get an all-zero mask.
+
+**Rewards.** ``"win"``: zero until the end, then ``N/(N-1) * (1/|winners| - 1/N)`` to each
+winner and ``-1/(N-1)`` to each loser: +1/-1 with two players, 0 to all on a shared
+win of everyone, zero-sum always. ``"points"``: each step's change in the turn's score
+(the end bonus at the final "end"), so an agent's rewards sum to its final score.
+``"margin"``: the same change to the mover and minus it divided by N-1 to each opponent.
+
+**Version history.** v0: first release.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import EzPickle
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+from pettingzoo.utils.env import AgentID
+
+from .actions import ActionCodec
+from .game import MAX_PLAYERS, Game
+from .tiles import COPIES, NUM_TYPES
+from .turn import Turn
+from .view import PlayerView
+
+DEFAULT_WINDOW = 35
+REACH = 5  # a placement reaches at most this many cells past the bounding box
+NUM_PLANES = 13
+NUM_FEATURES = 3 * NUM_TYPES + 1 + 3 * MAX_PLAYERS + 5
+REWARD_MODES = ("win", "points", "margin")
+_MAX_SCORE = 1000.0
+
+
+def observation_size(window: int) -> int:
+    return NUM_PLANES * window * window + NUM_FEATURES
+
+
+def split_observation(obs, window: int):
+    """(planes, features): planes shaped (..., 13, W, W), features (..., 126)."""
+    cut = NUM_PLANES * window * window
+    planes = obs[..., :cut].reshape(*obs.shape[:-1], NUM_PLANES, window, window)
+    return planes, obs[..., cut:]
+
+
+def env(**kwargs) -> AECEnv:
+    """The env with PettingZoo's usual wrappers: an illegal action ends the game, -1 to its
+    maker; out-of-range actions fail an assertion; order of calls is enforced."""
+    wrapped = raw_env(**kwargs)
+    wrapped = wrappers.TerminateIllegalWrapper(wrapped, illegal_reward=-1)
+    wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
+    wrapped = wrappers.OrderEnforcingWrapper(wrapped)
+    return wrapped
+
+
+class raw_env(AECEnv, EzPickle):
+    metadata = {
+        "name": "qwirkle_v0",
+        "render_modes": ["human", "ansi", "rgb_array"],
+        "is_parallelizable": False,
+        "render_fps": 2,
+    }
+
+    def __init__(
+        self,
+        num_players: int = 2,
+        window: int = DEFAULT_WINDOW,
+        reward: str = "win",
+        strict_opening: bool = True,
+        render_mode: str | None = None,
+    ) -> None:
+        EzPickle.__init__(self, num_players, window, reward, strict_opening, render_mode)
+        super().__init__()
+        if (
+            not isinstance(num_players, int)
+            or isinstance(num_players, bool)
+            or not 2 <= num_players <= MAX_PLAYERS
+        ):
+            raise ValueError(f"num_players must be 2, 3 or 4, got {num_players!r}")
+        if not isinstance(window, int) or isinstance(window, bool) or window < 2 * REACH + 1:
+            raise ValueError(f"window must be an int >= {2 * REACH + 1}, got {window!r}")
+        if reward not in REWARD_MODES:
+            raise ValueError(f"reward must be one of {REWARD_MODES}, got {reward!r}")
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(
+                f"render_mode must be None or one of {self.metadata['render_modes']}, "
+                f"got {render_mode!r}"
+            )
+        self.num_players = num_players
+        self.window = window
+        self.reward_mode = reward
+        self.strict_opening = strict_opening
+        self.render_mode = render_mode
+        self.codec = ActionCodec(window)
+        self.possible_agents = [f"player_{i}" for i in range(num_players)]
+        self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
+        n_obs = observation_size(window)
+        high = np.ones(n_obs, dtype=np.float32)
+        base = NUM_PLANES * window * window
+        high[base : base + 3 * NUM_TYPES] = COPIES
+        high[base + 108] = 108
+        high[base + 109 : base + 113] = _MAX_SCORE
+        high[base + 113 : base + 117] = 6
+        obs_space = spaces.Dict(
+            {
+                "observation": spaces.Box(0.0, high, dtype=np.float32),
+                "action_mask": spaces.Box(0, 1, (self.codec.num_actions,), dtype=np.int8),
+            }
+        )
+        act_space = spaces.Discrete(self.codec.num_actions)
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: act_space for a in self.possible_agents}
+        self._seeder: random.Random | None = None
+        self.game: Game | None = None
+
+    def observation_space(self, agent: AgentID) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: AgentID) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    # --- reset and step ---------------------------------------------------------------
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        if seed is not None or self._seeder is None:
+            self._seeder = random.Random(
+                seed if seed is not None else random.SystemRandom().random()
+            )
+        self.game = Game(self.num_players, self._seeder.randrange(2**63), self.strict_opening)
+        self.agents = list(self.possible_agents)
+        self.rewards = {a: 0.0 for a in self.agents}
+        self._cumulative_rewards = {a: 0.0 for a in self.agents}
+        self.terminations = {a: False for a in self.agents}
+        self.truncations = {a: False for a in self.agents}
+        self.outside_window = 0
+        self._planes = None
+        self.infos = {a: {"outside_window": 0} for a in self.agents}
+        self._new_turn()
+
+    def step(self, action: int | None) -> None:
+        agent = self.agent_selection
+        if self.game is None:
+            raise RuntimeError("call reset() before step()")
+        if self.terminations[agent] or self.truncations[agent]:
+            if action is not None:
+                raise ValueError(
+                    f"the game is over: {agent} is done, so the only valid action is None "
+                    "(step(None) removes it); call reset() for a new game"
+                )
+            self._was_dead_step(action)
+            return
+        a = self.codec.check(action)
+        if not self._mask()[a]:
+            raise ValueError(
+                f"illegal action {a} for {agent}: {self.codec.describe(a, self._origin)}: "
+                f"{self._why_illegal(a)}"
+            )
+        self._cumulative_rewards[agent] = 0.0
+        self.rewards = {x: 0.0 for x in self.agents}
+        turn = self.turn
+        kind = self.codec.decode(a)
+        gained = 0
+        if kind[0] == "place":
+            _, t, r, c = kind
+            turn.place((self._origin[0] + r, self._origin[1] + c), t, checked=True)
+            self._set_placed_plane(r, c, t)
+            if self.reward_mode != "win":
+                points = turn.points_so_far()
+                gained, self._turn_points = points - self._turn_points, points
+        elif kind[0] == "exchange":
+            turn.add_exchange(kind[1])
+        else:
+            gained = turn.commit() - self._turn_points
+        self._give(self.agent_name_mapping[agent], gained)
+        self._mask_cache = None
+        if kind[0] == "end":
+            if self.game.over:
+                self._finish()
+            else:
+                self._new_turn()
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def _give(self, seat: int, gained: int) -> None:
+        if not gained or self.reward_mode == "win":
+            return
+        self.rewards[self.possible_agents[seat]] += float(gained)
+        if self.reward_mode == "margin":
+            share = gained / (self.num_players - 1)
+            for other, name in enumerate(self.possible_agents):
+                if other != seat:
+                    self.rewards[name] -= share
+
+    def _finish(self) -> None:
+        for a in self.agents:
+            self.terminations[a] = True
+            self.infos[a] = {
+                "outside_window": self.outside_window,
+                "scores": list(self.game.scores),
+            }
+        if self.reward_mode == "win":
+            winners = set(self.game.winners())
+            n = self.num_players
+            for seat, a in enumerate(self.possible_agents):
+                won = 1.0 / len(winners) if seat in winners else 0.0
+                self.rewards[a] = n / (n - 1) * (won - 1.0 / n)
+
+    def _new_turn(self) -> None:
+        game = self.game
+        w = self.window
+        box = game.board.bounds()
+        if box is None:
+            centre = (0, 0)
+        else:
+            centre = ((box[0] + box[1]) // 2, (box[2] + box[3]) // 2)
+        self._origin = (centre[0] - w // 2, centre[1] - w // 2)
+        self.turn = Turn(game, centre=(0, 0))
+        self._turn_points = 0
+        self.agent_selection = self.possible_agents[game.current]
+        self._mask_cache = None
+        self._build_planes(box)
+        if box is not None:
+            r0, c0 = self._origin
+            if (
+                box[0] - REACH < r0
+                or box[2] - REACH < c0
+                or box[1] + REACH >= r0 + w
+                or box[3] + REACH >= c0 + w
+            ):
+                self._count_outside()
+
+    def _count_outside(self) -> None:
+        r0, c0 = self._origin
+        w = self.window
+        missed = sum(
+            1
+            for items, _ in self.game._placements()
+            if any(not (0 <= r - r0 < w and 0 <= c - c0 < w) for (r, c), _ in items)
+        )
+        if missed:
+            self.outside_window += missed
+            for a in self.agents:
+                self.infos[a]["outside_window"] = self.outside_window
+
+    # --- observation and mask ---------------------------------------------------------
+    def observe(self, agent: AgentID) -> dict:
+        to_move = agent == self.agent_selection and not self.terminations.get(agent, True)
+        if to_move:
+            mask = self._mask().copy()
+        else:
+            mask = np.zeros(self.codec.num_actions, dtype=np.int8)
+        seat = self.agent_name_mapping[agent]
+        obs = np.concatenate((self._planes.ravel(), self._features(seat, to_move)))
+        return {"observation": obs, "action_mask": mask}
+
+    def _features(self, seat: int, to_move: bool) -> np.ndarray:
+        game = self.game
+        turn = self.turn
+        f = np.zeros(NUM_FEATURES, dtype=np.float32)
+        acting = seat == game.current and not game.over
+        hand = turn.hand_left if acting else game.hands[seat]
+        unseen = f[2 * NUM_TYPES : 3 * NUM_TYPES]
+        unseen[:] = COPIES
+        unseen -= self._table_counts
+        for t in hand:
+            f[t] += 1.0
+            unseen[t] -= 1.0
+        if acting:
+            for t in turn.exchange:
+                f[NUM_TYPES + t] += 1.0
+                unseen[t] -= 1.0
+        base = 3 * NUM_TYPES
+        f[base] = len(game.bag)
+        n = self.num_players
+        busy = len(turn.placed) + len(turn.exchange)
+        for k in range(n):
+            other = (seat + k) % n
+            f[base + 1 + k] = game.scores[other]
+            f[base + 5 + k] = len(game.hands[other]) - (busy if other == game.current else 0)
+            f[base + 9 + k] = 1.0
+        flags = base + 13
+        f[flags] = to_move
+        f[flags + 1] = game.opening_size is not None
+        if acting:
+            f[flags + 2] = bool(turn.placed)
+            f[flags + 3] = bool(turn.exchange)
+            f[flags + 4] = to_move and turn.can_end()
+        return f
+
+    def _build_planes(self, box: tuple | None) -> None:
+        """Board planes for the new turn's window; shifts the last ones when it can."""
+        w = self.window
+        old = getattr(self, "_planes", None)
+        old_origin = getattr(self, "_planes_origin", None)
+        r0, c0 = self._origin
+        cells = self.game.board._cells
+        if (
+            old is not None
+            and old_origin is not None
+            and self._planes_cover
+            and len(cells) == self._planes_tiles
+        ):
+            # The last turn's tiles are already drawn: only the window moved.
+            dr, dc = r0 - old_origin[0], c0 - old_origin[1]
+            old[12] = 0.0
+            if dr == 0 and dc == 0:
+                planes = old
+            else:
+                planes = np.zeros_like(old)
+                src_r = slice(max(dr, 0), w + min(dr, 0))
+                dst_r = slice(max(-dr, 0), w - max(dr, 0))
+                src_c = slice(max(dc, 0), w + min(dc, 0))
+                dst_c = slice(max(-dc, 0), w - max(dc, 0))
+                planes[:, dst_r, dst_c] = old[:, src_r, src_c]
+        else:
+            planes = np.zeros((NUM_PLANES, w, w), dtype=np.float32)
+            counts = np.zeros(NUM_TYPES, dtype=np.float32)
+            if cells:
+                ids = np.fromiter(cells.values(), dtype=np.int64, count=len(cells))
+                rc = np.array(list(cells.keys()), dtype=np.int64)
+                rows, cols = rc[:, 0] - r0, rc[:, 1] - c0
+                inside = (rows >= 0) & (rows < w) & (cols >= 0) & (cols < w)
+                rows, cols, kept = rows[inside], cols[inside], ids[inside]
+                planes[kept // 6, rows, cols] = 1.0
+                planes[6 + kept % 6, rows, cols] = 1.0
+                np.add.at(counts, ids, 1.0)
+            self._table_counts = counts
+        self._planes = planes
+        self._planes_origin = self._origin
+        self._planes_tiles = len(cells)
+        # Shifting is exact only while the window holds the whole table.
+        self._planes_cover = box is None or (
+            box[0] >= r0 and box[2] >= c0 and box[1] < r0 + w and box[3] < c0 + w
+        )
+
+    def _set_placed_plane(self, r: int, c: int, t: int) -> None:
+        self._table_counts[t] += 1.0
+        self._planes_tiles += 1
+        self._planes[t // 6, r, c] = 1.0
+        self._planes[6 + t % 6, r, c] = 1.0
+        self._planes[12, r, c] = 1.0
+
+    def _mask(self) -> np.ndarray:
+        if self._mask_cache is not None:
+            return self._mask_cache
+        codec = self.codec
+        w = self.window
+        mask = np.zeros(codec.num_actions, dtype=np.int8)
+        if not self.game.over:
+            r0, c0 = self._origin
+            index = []
+            for (r, c), types in self.turn.placement_options():
+                r -= r0
+                c -= c0
+                if 0 <= r < w and 0 <= c < w:
+                    cell = r * w + c
+                    while types:
+                        low = types & -types
+                        types ^= low
+                        index.append((low.bit_length() - 1) * codec.cells + cell)
+            types = self.turn.exchange_options()
+            while types:
+                low = types & -types
+                types ^= low
+                index.append(codec.exchange_base + low.bit_length() - 1)
+            if self.turn.can_end():
+                index.append(codec.end)
+            mask[index] = 1
+        self._mask_cache = mask
+        return mask
+
+    def _why_illegal(self, action: int) -> str:
+        kind = self.codec.decode(action)
+        if kind[0] == "place":
+            _, t, r, c = kind
+            reason = self.turn.place_fault((self._origin[0] + r, self._origin[1] + c), t)
+        elif kind[0] == "exchange":
+            reason = self.turn.exchange_fault(kind[1])
+        else:
+            reason = self.turn.end_fault()
+        return reason or "not legal at this point of the turn"
+
+    def player_view(self, agent: AgentID | None = None) -> PlayerView:
+        """What ``agent`` (default: the one to move) may know, for scripted agents."""
+        agent = self.agent_selection if agent is None else agent
+        seat = self.agent_name_mapping[agent]
+        turn = {"origin": self._origin, "window": self.window}
+        if seat == self.game.current:
+            turn["turn_placed"] = list(self.turn.placed)
+            turn["turn_exchange"] = list(self.turn.exchange)
+        obs = self.observe(agent)
+        turn["observation"] = obs["observation"]
+        turn["action_mask"] = obs["action_mask"]
+        return PlayerView.of(self.game, seat, **turn)
+
+    # --- rendering and saving ---------------------------------------------------------
+    def render(self):
+        if self.render_mode is None:
+            import gymnasium
+
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode=...")
+            return None
+        from . import render
+
+        board, placed = self._board_now()
+        if self.render_mode == "rgb_array":
+            return render.board_image(board, highlight=placed)
+        text = render.game_ansi(self.game, board=board, highlight=placed)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def render_svg(self) -> str:
+        from . import render
+
+        board, placed = self._board_now()
+        return render.board_svg(board, highlight=placed)
+
+    def _board_now(self):
+        """The table with this turn's tiles on it, and their cells (for highlighting)."""
+        board = self.game.board
+        if self.turn.placed:
+            board = board.copy()
+            board._place(list(self.turn.placed))
+        return board, [cell for cell, _ in self.turn.placed]
+
+    def _repr_svg_(self) -> str:
+        return self.render_svg()
+
+    def close(self) -> None:
+        pass
+
+    def __getstate__(self) -> dict:
+        return dict(self.__dict__)
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)

@@ -1,0 +1,122 @@
+"""What one seat may know: the table, its own hand, the public counts. Nothing else.
+
+Agents get a PlayerView, never the Game: it physically holds no opponent hand and no bag
+order, so an agent cannot cheat by accident. ``sample_game`` deals the unseen tiles at
+random into a full Game consistent with the view, for search agents (determinisation).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from itertools import combinations
+
+import numpy as np
+
+from .bag import Bag
+from .board import Board
+from .game import Game
+from .lines import mask_of
+from .moves import Exchange, Move, Placement
+from .tiles import COPIES, NUM_TYPES, Tile
+
+
+@dataclass
+class PlayerView:
+    seat: int
+    num_players: int
+    board: Board  # a copy: changing it changes nothing in the game
+    hand: list[int]  # own tile ids, including any placed or set aside this turn
+    scores: list[int]  # by seat
+    hand_sizes: list[int]  # by seat
+    bag_size: int
+    opening_size: int | None  # tiles the opening must place while the table is empty
+    strict_opening: bool
+    turn_placed: list = field(default_factory=list)  # ((r, c), tile_id) placed this turn
+    turn_exchange: list[int] = field(default_factory=list)  # set aside this turn
+    origin: tuple[int, int] = (0, 0)  # table cell of window cell (0, 0) this turn
+    window: int = 0
+    observation: np.ndarray | None = None
+    action_mask: np.ndarray | None = None
+    history: list = field(default_factory=list)  # (seat, Move, points) of all moves so far
+
+    @classmethod
+    def of(cls, game: Game, seat: int, **turn) -> PlayerView:
+        return cls(
+            seat=seat,
+            num_players=game.num_players,
+            board=game.board.copy(),
+            hand=list(game.hands[seat]),
+            scores=list(game.scores),
+            hand_sizes=[len(h) for h in game.hands],
+            bag_size=len(game.bag),
+            opening_size=game.opening_size,
+            strict_opening=game.strict_opening,
+            history=list(game.history),
+            **turn,
+        )
+
+    @property
+    def hand_tiles(self) -> list[Tile]:
+        return [Tile.from_id(t) for t in self.hand]
+
+    def unseen(self) -> list[int]:
+        """Counts per tile type of the tiles this seat has not seen (opponents' hands + bag)."""
+        counts = [COPIES] * NUM_TYPES
+        for _, tile in self.board:
+            counts[tile.id] -= 1
+        for t in self.hand:
+            counts[t] -= 1
+        return counts
+
+    def placements(self) -> list:
+        """Legal placements as (((cell, tile_id), ...), points), the opening rule applied."""
+        found = self.board._placements(mask_of(self.hand))
+        if self.strict_opening and self.opening_size is not None:
+            found = [p for p in found if len(p[0]) == self.opening_size]
+        return found
+
+    def legal_moves(self) -> list[Move]:
+        """Every full move: placements, then distinct exchanges (as Game.legal_moves)."""
+        moves: list[Move] = [
+            Placement((cell, Tile.from_id(t)) for cell, t in items)
+            for items, _ in self.placements()
+        ]
+        if self.opening_size is None and self.bag_size:
+            most = min(len(self.hand), self.bag_size)
+            found = {c for k in range(1, most + 1) for c in combinations(sorted(self.hand), k)}
+            moves += [Exchange(Tile.from_id(t) for t in combo) for combo in sorted(found)]
+        return moves
+
+    def sample_game(self, rng: random.Random) -> Game:
+        """A full game consistent with this view: unseen tiles dealt at random.
+
+        The sampled game's own RNG is seeded from ``rng``, so future draws differ per
+        sample too. Only valid at the start of a turn (nothing placed yet).
+        """
+        pool = [t for t, n in enumerate(self.unseen()) for _ in range(n)]
+        rng.shuffle(pool)
+        hands = []
+        for seat in range(self.num_players):
+            if seat == self.seat:
+                hands.append(list(self.hand))
+            else:
+                k = self.hand_sizes[seat]
+                hands.append(sorted(pool[:k]))
+                del pool[:k]
+        game = Game.__new__(Game)
+        game.num_players = self.num_players
+        game.seed = rng.randrange(2**63)
+        game.strict_opening = self.strict_opening
+        game._rng = random.Random(game.seed)
+        game.board = self.board.copy()
+        game.bag = Bag(game._rng, pool)
+        game.hands = [sorted(h) for h in hands]
+        game.scores = list(self.scores)
+        game.history = list(self.history)
+        game.skips = []
+        game.bonus_seat = None
+        game.over = False
+        game.current = self.seat
+        game.opening_size = self.opening_size
+        return game
