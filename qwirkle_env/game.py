@@ -80,7 +80,9 @@ class Game:
 
     # --- moves -----------------------------------------------------------------------
     def legal_placements(self) -> list[Placement]:
-        return [Placement(_tiles(items)) for items, _ in self._placements()]
+        """Sorted, so equal games (a clone, a loaded save) list their moves in one order."""
+        found = sorted(tuple(sorted(items)) for items, _ in self._placements())
+        return [Placement(_tiles(items)) for items in found]
 
     def legal_exchanges(self) -> list[Exchange]:
         if self.over or self.is_opening or not self.bag.tiles:
