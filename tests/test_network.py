@@ -15,6 +15,8 @@ from agents.network import (
 )
 from qwirkle_env.env import raw_env, split_observation
 
+torch.set_num_threads(1)  # shared CI cores: one thread is much faster
+
 SMALL = NetConfig(channels=8, blocks=2, hidden=16)
 
 
