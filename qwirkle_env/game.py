@@ -297,12 +297,19 @@ def _int(value: object, what: str, low: int | None = None, high: int | None = No
     return value
 
 
+def _parts(value: object, n: int, what: str) -> list:
+    """A list of exactly ``n`` items, else a ValueError that says which field is wrong."""
+    if not isinstance(value, (list, tuple)) or len(value) != n:
+        raise ValueError(f"corrupt game: {what} must be a list of {n} items, got {value!r}")
+    return list(value)
+
+
 def _load(cls: type[Game], data: dict[str, Any]) -> Game:
     n = _int(data["num_players"], "num_players", MIN_PLAYERS, MAX_PLAYERS)
     tile_ids = []
     board_tiles = {}
     for entry in data["board"]:
-        r, c, t = entry
+        r, c, t = _parts(entry, 3, "board entry [row, col, tile]")
         cell = (_int(r, "board row"), _int(c, "board column"))
         if cell in board_tiles:
             raise ValueError(f"corrupt game: board cell {cell} appears twice")
@@ -346,7 +353,7 @@ def _load(cls: type[Game], data: dict[str, Any]) -> Game:
     game.num_players = n
     game.seed = _int(data["seed"], "seed")
     game.strict_opening = bool(data["strict_opening"])
-    version, internal, gauss = data["rng"]
+    version, internal, gauss = _parts(data["rng"], 3, "rng")
     game._rng = random.Random()
     try:
         game._rng.setstate((version, tuple(internal), gauss))
@@ -357,7 +364,10 @@ def _load(cls: type[Game], data: dict[str, Any]) -> Game:
     game.hands = [sorted(h) for h in hands]
     game.scores = scores
     game.history = history
-    game.skips = [(int(a), int(b)) for a, b in data["skips"]]
+    game.skips = [
+        (_int(a, "skip move"), _int(b, "skip seat", 0, n - 1))
+        for a, b in (_parts(s, 2, "skip [move, seat]") for s in data["skips"])
+    ]
     bonus = data["bonus_seat"]
     game.bonus_seat = None if bonus is None else _int(bonus, "bonus_seat", 0, n - 1)
     game.over = bool(data["over"])

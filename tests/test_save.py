@@ -157,6 +157,17 @@ CORRUPTIONS = {
     ),
     "opening size": (_opening_on_full_table, r"opening_size must be set exactly while the table"),
     "random state": (lambda d: d.update(rng=[3, [1, 2, 3], None]), r"bad random state"),
+    # Regression: these three used to escape as a bare "not enough values to unpack".
+    "board entry": (
+        lambda d: d["board"][0].pop(),
+        r"corrupt game: board entry \[row, col, tile\] must be a list of 3 items",
+    ),
+    "rng shape": (lambda d: d["rng"].pop(), r"corrupt game: rng must be a list of 3 items"),
+    "skip shape": (
+        lambda d: d["skips"].append([1]),
+        r"corrupt game: skip \[move, seat\] must be a list of 2 items",
+    ),
+    "skip seat": (lambda d: d["skips"].append([1, 7]), r"skip seat = 7 is outside 0..1"),
     "history move": (
         lambda d: d["history"][0].update(place=[[0, 0, 99]]),
         r"malformed move",
