@@ -1,0 +1,63 @@
+"""A trained network as an Agent, so checkpoints play in the evaluation harness.
+
+    make_agent("ckpt:checkpoints/qwirkle_ppo.pt")   # via agents.base
+    load_agent("checkpoints/qwirkle_ppo.pt", greedy=True)
+
+The network is window-independent (it only looks at the tiles' region), so the agent
+plays in an env of any window size.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from qwirkle_env.env import split_observation
+from qwirkle_env.view import PlayerView
+
+from .base import Agent
+from .checkpoint import load_checkpoint
+from .network import PolicyValueNet, masked_logits
+
+
+class PolicyAgent(Agent):
+    """Picks the most likely legal action (``greedy``) or samples the masked policy."""
+
+    name = "policy"
+
+    def __init__(self, net: PolicyValueNet, greedy: bool = True, meta: dict | None = None):
+        self.net = net.eval()
+        self.greedy = greedy
+        self.meta = meta or {}
+        self.reset(0, 2, 0)
+
+    def reset(self, seat: int, num_players: int, seed: int | None = None) -> None:
+        super().reset(seat, num_players, seed)
+        self.gen = torch.Generator().manual_seed(0 if seed is None else int(seed) % 2**63)
+
+    @torch.no_grad()
+    def act(self, view: PlayerView) -> int:
+        if view.observation is None or view.action_mask is None:
+            raise ValueError("PolicyAgent needs a view from raw_env.player_view (observation)")
+        obs = torch.from_numpy(np.asarray(view.observation, dtype=np.float32))[None]
+        mask = torch.from_numpy(np.asarray(view.action_mask))[None]
+        planes, features = split_observation(obs, view.window)
+        logits, _ = self.net(planes, features)
+        logits = masked_logits(logits, mask)
+        if self.greedy:
+            return int(logits.argmax(dim=1))
+        probs = torch.softmax(logits, dim=1)
+        return int(torch.multinomial(probs, 1, generator=self.gen))
+
+
+def load_agent(path: str | Path, greedy: bool = True) -> PolicyAgent:
+    """The checkpoint at ``path`` as an agent; ValueError if the file is bad."""
+    net, meta = load_checkpoint(path)
+    if multiprocessing.current_process().name != "MainProcess":
+        torch.set_num_threads(1)  # evaluation workers: one core each
+    agent = PolicyAgent(net, greedy=greedy, meta=meta)
+    agent.name = f"ckpt:{path}"
+    return agent
