@@ -5,7 +5,7 @@
 | Import | ``from qwirkle_env import env, raw_env`` |
 | Name | ``qwirkle_v0`` |
 | Agents | ``player_0`` .. ``player_{N-1}``, N = ``num_players`` (2..4) |
-| Action shape | ``Discrete(36*W*W + 37)``; W = ``window`` (default 35) |
+| Action shape | ``Discrete(36*W*W + 37)``; W = ``window`` (default 39) |
 | Action values | ``qwirkle_env.actions``: place type t at cell (r, c), exchange t, or end |
 | Observation | ``{"observation": float32[13*W*W + 126], "action_mask": int8[36*W*W + 37]}`` |
 | Rewards | ``"win"`` (default, at the end), ``"points"`` or ``"margin"`` (dense) |
@@ -21,9 +21,10 @@ window centre.
 
 **Window.** The engine's table is unbounded; the env shows the W x W window centred on the
 table's bounding box, re-centred at the start of each turn and fixed within it. Placements
-reach at most 5 cells past the box. W = 35 held every legal move of 10,000 measured games
-(docs/environment.md); ``infos[agent]["outside_window"]`` counts legal moves that fell
-outside in this game (0 in every game measured).
+reach at most 5 cells past the box. Over 10,000 measured games (random and greedy players,
+2-4 seats) legal moves reached at most 19 cells from the box's centre, so W = 39 held every
+one (docs/environment.md). ``infos[agent]["outside_window"]`` counts the legal moves that
+fell outside the window in this game; a smaller ``window`` trades them for speed.
 
 **Observation** (from the observing agent's seat), a flat float32 vector:
 
@@ -70,7 +71,7 @@ from .tiles import COPIES, NUM_TYPES
 from .turn import Turn
 from .view import PlayerView
 
-DEFAULT_WINDOW = 35
+DEFAULT_WINDOW = 39
 REACH = 5  # a placement reaches at most this many cells past the bounding box
 NUM_PLANES = 13
 NUM_FEATURES = 3 * NUM_TYPES + 1 + 3 * MAX_PLAYERS + 5
@@ -238,6 +239,7 @@ class raw_env(AECEnv, EzPickle):
                     self.rewards[name] -= share
 
     def _finish(self) -> None:
+        self.turn = Turn(self.game)  # the last turn is committed: nothing is in progress
         for a in self.agents:
             self.terminations[a] = True
             self.infos[a] = {
@@ -287,6 +289,12 @@ class raw_env(AECEnv, EzPickle):
             self.outside_window += missed
             for a in self.agents:
                 self.infos[a]["outside_window"] = self.outside_window
+            if not self._mask().any():
+                raise RuntimeError(
+                    f"window {w} is too small: every legal move of {self.agent_selection} lies "
+                    f"outside it; use a larger window (the default {DEFAULT_WINDOW} held every "
+                    "move of 10,000 measured games)"
+                )
 
     # --- observation and mask ---------------------------------------------------------
     def observe(self, agent: AgentID) -> dict:

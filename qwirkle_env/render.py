@@ -130,13 +130,24 @@ def hand_ansi(tiles: Iterable[Tile | int], color: bool = True) -> str:
     return " ".join(_tile_text(t, color, False, 3 if color else 2) for t in tiles)
 
 
-def game_ansi(game: Game, window: Window | None = None, color: bool = True) -> str:
+def game_ansi(
+    game: Game,
+    window: Window | None = None,
+    color: bool = True,
+    board: Board | None = None,
+    highlight: Iterable[Cell] | None = None,
+) -> str:
     """Scores, the player to move, the bag, the board (last placement highlighted) and the
-    current player's hand. Shows that hand: meant for a human or a log, not an opponent."""
+    current player's hand. Shows that hand: meant for a human or a log, not an opponent.
+
+    ``board`` and ``highlight`` replace the table and the marked cells, e.g. to show a turn
+    in progress.
+    """
     last = game.history[-1] if game.history else None
-    highlight = (
-        [cell for cell, _ in last[1].tiles] if last and isinstance(last[1], Placement) else []
-    )
+    if highlight is None:
+        highlight = (
+            [cell for cell, _ in last[1].tiles] if last and isinstance(last[1], Placement) else []
+        )
     if game.over:
         winners = game.winners()
         if len(winners) == 1:
@@ -153,7 +164,7 @@ def game_ansi(game: Game, window: Window | None = None, color: bool = True) -> s
     if last:
         seat, move, points = last
         lines.append(f"last: player {seat} {move} ({points} points)")
-    lines.append(board_ansi(game.board, highlight, window, color))
+    lines.append(board_ansi(game.board if board is None else board, highlight, window, color))
     if not game.over:
         lines.append(f"hand of player {game.current}: {hand_ansi(game.hands[game.current], color)}")
     return "\n".join(lines)
