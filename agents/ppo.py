@@ -37,7 +37,7 @@ class PPOConfig:
     window: int = DEFAULT_WINDOW
     strict_opening: bool = True
     # budget
-    total_steps: int = 16_000  # learner transitions collected by PPO
+    total_steps: int = 6_000  # learner transitions collected by PPO
     num_envs: int = 16
     rollout_steps: int = 1024  # transitions per PPO update
     # PPO
@@ -62,12 +62,12 @@ class PPOConfig:
     scripted: str = "greedy"  # comma-separated agent specs
     pool_size: int = 8
     # warm start by behaviour cloning (0 games: PPO from scratch)
-    bc_games: int = 60
+    bc_games: int = 30
     bc_epochs: int = 2
     bc_teacher: str = "greedy"
     bc_lr: float = 1e-3
     # evaluation and checkpoints
-    eval_every: int = 8_000
+    eval_every: int = 3_000
     eval_games: int = 20
     eval_opponents: str = "random,greedy"
     seed: int = 0

@@ -14,7 +14,7 @@ from qwirkle_env.env import NUM_FEATURES, raw_env
 
 torch.set_num_threads(1)  # shared CI cores: one thread is much faster
 
-W = 15
+W = 21
 TINY = NetConfig(channels=8, blocks=1, hidden=16)
 
 
