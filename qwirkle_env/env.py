@@ -67,6 +67,7 @@ from pettingzoo.utils.env import AgentID
 
 from .actions import ActionCodec
 from .game import MAX_PLAYERS, Game
+from .lines import ids_of
 from .tiles import COPIES, NUM_TYPES
 from .turn import Turn
 from .view import PlayerView
@@ -159,6 +160,9 @@ class raw_env(AECEnv, EzPickle):
         self.action_spaces = {a: act_space for a in self.possible_agents}
         self._seeder: random.Random | None = None
         self.game: Game | None = None
+        self._mask_array = np.zeros(self.codec.num_actions, dtype=np.int8)
+        self._mask_index = np.zeros(0, dtype=np.intp)
+        self._type_offsets: dict[int, list[int]] = {}  # tile mask -> t * W * W of its tiles
 
     def observation_space(self, agent: AgentID) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -310,20 +314,19 @@ class raw_env(AECEnv, EzPickle):
     def _features(self, seat: int, to_move: bool) -> np.ndarray:
         game = self.game
         turn = self.turn
-        f = np.zeros(NUM_FEATURES, dtype=np.float32)
         acting = seat == game.current and not game.over
         hand = turn.hand_left if acting else game.hands[seat]
-        unseen = f[2 * NUM_TYPES : 3 * NUM_TYPES]
-        unseen[:] = COPIES
-        unseen -= self._table_counts
+        f = [0.0] * NUM_FEATURES
+        unseen = [COPIES - n for n in self._table_counts]
         for t in hand:
             f[t] += 1.0
-            unseen[t] -= 1.0
+            unseen[t] -= 1
         if acting:
             for t in turn.exchange:
                 f[NUM_TYPES + t] += 1.0
-                unseen[t] -= 1.0
+                unseen[t] -= 1
         base = 3 * NUM_TYPES
+        f[2 * NUM_TYPES : base] = unseen
         f[base] = len(game.bag)
         n = self.num_players
         busy = len(turn.placed) + len(turn.exchange)
@@ -339,7 +342,7 @@ class raw_env(AECEnv, EzPickle):
             f[flags + 2] = bool(turn.placed)
             f[flags + 3] = bool(turn.exchange)
             f[flags + 4] = to_move and turn.can_end()
-        return f
+        return np.array(f, dtype=np.float32)
 
     def _build_planes(self, box: tuple | None) -> None:
         """Board planes for the new turn's window; shifts the last ones when it can."""
@@ -368,7 +371,7 @@ class raw_env(AECEnv, EzPickle):
                 planes[:, dst_r, dst_c] = old[:, src_r, src_c]
         else:
             planes = np.zeros((NUM_PLANES, w, w), dtype=np.float32)
-            counts = np.zeros(NUM_TYPES, dtype=np.float32)
+            counts = [0] * NUM_TYPES
             if cells:
                 ids = np.fromiter(cells.values(), dtype=np.int64, count=len(cells))
                 rc = np.array(list(cells.keys()), dtype=np.int64)
@@ -377,7 +380,8 @@ class raw_env(AECEnv, EzPickle):
                 rows, cols, kept = rows[inside], cols[inside], ids[inside]
                 planes[kept // 6, rows, cols] = 1.0
                 planes[6 + kept % 6, rows, cols] = 1.0
-                np.add.at(counts, ids, 1.0)
+                for t in cells.values():
+                    counts[t] += 1
             self._table_counts = counts
         self._planes = planes
         self._planes_origin = self._origin
@@ -388,38 +392,42 @@ class raw_env(AECEnv, EzPickle):
         )
 
     def _set_placed_plane(self, r: int, c: int, t: int) -> None:
-        self._table_counts[t] += 1.0
+        self._table_counts[t] += 1
         self._planes_tiles += 1
         self._planes[t // 6, r, c] = 1.0
         self._planes[6 + t % 6, r, c] = 1.0
         self._planes[12, r, c] = 1.0
 
     def _mask(self) -> np.ndarray:
+        """The mask of the agent to move, recomputed once per sub-step.
+
+        One array is kept and only the entries set last time are cleared, so a sub-step
+        costs in proportion to its legal actions, not to the 55k-entry action space.
+        """
         if self._mask_cache is not None:
             return self._mask_cache
         codec = self.codec
         w = self.window
-        mask = np.zeros(codec.num_actions, dtype=np.int8)
+        mask = self._mask_array
+        mask[self._mask_index] = 0
+        index: list[int] = []
         if not self.game.over:
             r0, c0 = self._origin
-            index = []
+            offsets = self._type_offsets
             for (r, c), types in self.turn.placement_options():
                 r -= r0
                 c -= c0
                 if 0 <= r < w and 0 <= c < w:
                     cell = r * w + c
-                    while types:
-                        low = types & -types
-                        types ^= low
-                        index.append((low.bit_length() - 1) * codec.cells + cell)
-            types = self.turn.exchange_options()
-            while types:
-                low = types & -types
-                types ^= low
-                index.append(codec.exchange_base + low.bit_length() - 1)
+                    ts = offsets.get(types)
+                    if ts is None:
+                        ts = offsets[types] = [t * codec.cells for t in ids_of(types)]
+                    index += [t + cell for t in ts]
+            index += [codec.exchange_base + t for t in ids_of(self.turn.exchange_options())]
             if self.turn.can_end():
                 index.append(codec.end)
-            mask[index] = 1
+        self._mask_index = np.array(index, dtype=np.intp)
+        mask[self._mask_index] = 1
         self._mask_cache = mask
         return mask
 
