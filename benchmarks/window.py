@@ -64,7 +64,7 @@ def main() -> None:
     for policy, n in configs:
         stats = {"height": Counter(), "width": Counter(), "up": 0, "down": 0, "left": 0, "right": 0}
         start = time.perf_counter()
-        for g in tqdm(range(per), desc=f"{policy} {n}p", leave=False):
+        for _ in tqdm(range(per), desc=f"{policy} {n}p", leave=False):
             play_and_measure(Game(n, seed=rng.randrange(2**63)), policy, rng, stats)
         dims = stats["height"] + stats["width"]
         biggest = max(dims)
