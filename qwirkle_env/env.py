@@ -68,27 +68,30 @@ from pettingzoo.utils.env import AgentID
 from .actions import ActionCodec
 from .game import MAX_PLAYERS, Game
 from .lines import ids_of
-from .tiles import COPIES, NUM_TYPES
+from .observation import (
+    NUM_FEATURES,
+    NUM_PLANES,
+    Observer,
+    observation_high,
+    observation_size,
+    split_observation,
+)
 from .turn import Turn
 from .view import PlayerView
 
+__all__ = [
+    "DEFAULT_WINDOW",
+    "NUM_FEATURES",
+    "NUM_PLANES",
+    "env",
+    "observation_size",
+    "raw_env",
+    "split_observation",
+]
+
 DEFAULT_WINDOW = 39
 REACH = 5  # a placement reaches at most this many cells past the bounding box
-NUM_PLANES = 13
-NUM_FEATURES = 3 * NUM_TYPES + 1 + 3 * MAX_PLAYERS + 5
 REWARD_MODES = ("win", "points", "margin")
-_MAX_SCORE = 1000.0
-
-
-def observation_size(window: int) -> int:
-    return NUM_PLANES * window * window + NUM_FEATURES
-
-
-def split_observation(obs, window: int):
-    """(planes, features): planes shaped (..., 13, W, W), features (..., 126)."""
-    cut = NUM_PLANES * window * window
-    planes = obs[..., :cut].reshape(*obs.shape[:-1], NUM_PLANES, window, window)
-    return planes, obs[..., cut:]
 
 
 def env(**kwargs) -> AECEnv:
@@ -142,13 +145,7 @@ class raw_env(AECEnv, EzPickle):
         self.codec = ActionCodec(window)
         self.possible_agents = [f"player_{i}" for i in range(num_players)]
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
-        n_obs = observation_size(window)
-        high = np.ones(n_obs, dtype=np.float32)
-        base = NUM_PLANES * window * window
-        high[base : base + 3 * NUM_TYPES] = COPIES
-        high[base + 108] = 108
-        high[base + 109 : base + 113] = _MAX_SCORE
-        high[base + 113 : base + 117] = 6
+        high = observation_high(window)
         obs_space = spaces.Dict(
             {
                 "observation": spaces.Box(0.0, high, dtype=np.float32),
@@ -163,6 +160,7 @@ class raw_env(AECEnv, EzPickle):
         self._mask_array = np.zeros(self.codec.num_actions, dtype=np.int8)
         self._mask_index = np.zeros(0, dtype=np.intp)
         self._type_offsets: dict[int, list[int]] = {}  # tile mask -> t * W * W of its tiles
+        self._observer = Observer(window, num_players)
 
     def observation_space(self, agent: AgentID) -> spaces.Space:
         return self.observation_spaces[agent]
@@ -183,7 +181,7 @@ class raw_env(AECEnv, EzPickle):
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
         self.outside_window = 0
-        self._planes = None
+        self._observer.reset()
         self.infos = {a: {"outside_window": 0} for a in self.agents}
         self._new_turn()
 
@@ -213,7 +211,7 @@ class raw_env(AECEnv, EzPickle):
         if kind[0] == "place":
             _, t, r, c = kind
             turn.place((self._origin[0] + r, self._origin[1] + c), t, checked=True)
-            self._set_placed_plane(r, c, t)
+            self._observer.place(r, c, t)
             if self.reward_mode != "win":
                 points = turn.points_so_far()
                 gained, self._turn_points = points - self._turn_points, points
@@ -270,7 +268,7 @@ class raw_env(AECEnv, EzPickle):
         self._turn_points = 0
         self.agent_selection = self.possible_agents[game.current]
         self._mask_cache = None
-        self._build_planes(box)
+        self._observer.new_turn(self.game, self._origin, box)
         if box is not None:
             r0, c0 = self._origin
             if (
@@ -308,95 +306,8 @@ class raw_env(AECEnv, EzPickle):
         else:
             mask = np.zeros(self.codec.num_actions, dtype=np.int8)
         seat = self.agent_name_mapping[agent]
-        obs = np.concatenate((self._planes.ravel(), self._features(seat, to_move)))
+        obs = self._observer.observation(self.game, self.turn, seat, to_move)
         return {"observation": obs, "action_mask": mask}
-
-    def _features(self, seat: int, to_move: bool) -> np.ndarray:
-        game = self.game
-        turn = self.turn
-        acting = seat == game.current and not game.over
-        hand = turn.hand_left if acting else game.hands[seat]
-        f = [0.0] * NUM_FEATURES
-        unseen = [COPIES - n for n in self._table_counts]
-        for t in hand:
-            f[t] += 1.0
-            unseen[t] -= 1
-        if acting:
-            for t in turn.exchange:
-                f[NUM_TYPES + t] += 1.0
-                unseen[t] -= 1
-        base = 3 * NUM_TYPES
-        f[2 * NUM_TYPES : base] = unseen
-        f[base] = len(game.bag)
-        n = self.num_players
-        busy = len(turn.placed) + len(turn.exchange)
-        for k in range(n):
-            other = (seat + k) % n
-            f[base + 1 + k] = game.scores[other]
-            f[base + 5 + k] = len(game.hands[other]) - (busy if other == game.current else 0)
-            f[base + 9 + k] = 1.0
-        flags = base + 13
-        f[flags] = to_move
-        f[flags + 1] = game.opening_size is not None
-        if acting:
-            f[flags + 2] = bool(turn.placed)
-            f[flags + 3] = bool(turn.exchange)
-            f[flags + 4] = to_move and turn.can_end()
-        return np.array(f, dtype=np.float32)
-
-    def _build_planes(self, box: tuple | None) -> None:
-        """Board planes for the new turn's window; shifts the last ones when it can."""
-        w = self.window
-        old = getattr(self, "_planes", None)
-        old_origin = getattr(self, "_planes_origin", None)
-        r0, c0 = self._origin
-        cells = self.game.board._cells
-        if (
-            old is not None
-            and old_origin is not None
-            and self._planes_cover
-            and len(cells) == self._planes_tiles
-        ):
-            # The last turn's tiles are already drawn: only the window moved.
-            dr, dc = r0 - old_origin[0], c0 - old_origin[1]
-            old[12] = 0.0
-            if dr == 0 and dc == 0:
-                planes = old
-            else:
-                planes = np.zeros_like(old)
-                src_r = slice(max(dr, 0), w + min(dr, 0))
-                dst_r = slice(max(-dr, 0), w - max(dr, 0))
-                src_c = slice(max(dc, 0), w + min(dc, 0))
-                dst_c = slice(max(-dc, 0), w - max(dc, 0))
-                planes[:, dst_r, dst_c] = old[:, src_r, src_c]
-        else:
-            planes = np.zeros((NUM_PLANES, w, w), dtype=np.float32)
-            counts = [0] * NUM_TYPES
-            if cells:
-                ids = np.fromiter(cells.values(), dtype=np.int64, count=len(cells))
-                rc = np.array(list(cells.keys()), dtype=np.int64)
-                rows, cols = rc[:, 0] - r0, rc[:, 1] - c0
-                inside = (rows >= 0) & (rows < w) & (cols >= 0) & (cols < w)
-                rows, cols, kept = rows[inside], cols[inside], ids[inside]
-                planes[kept // 6, rows, cols] = 1.0
-                planes[6 + kept % 6, rows, cols] = 1.0
-                for t in cells.values():
-                    counts[t] += 1
-            self._table_counts = counts
-        self._planes = planes
-        self._planes_origin = self._origin
-        self._planes_tiles = len(cells)
-        # Shifting is exact only while the window holds the whole table.
-        self._planes_cover = box is None or (
-            box[0] >= r0 and box[2] >= c0 and box[1] < r0 + w and box[3] < c0 + w
-        )
-
-    def _set_placed_plane(self, r: int, c: int, t: int) -> None:
-        self._table_counts[t] += 1
-        self._planes_tiles += 1
-        self._planes[t // 6, r, c] = 1.0
-        self._planes[6 + t % 6, r, c] = 1.0
-        self._planes[12, r, c] = 1.0
 
     def _mask(self) -> np.ndarray:
         """The mask of the agent to move, recomputed once per sub-step.

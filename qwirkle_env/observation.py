@@ -1,0 +1,140 @@
+"""The observation: board planes of the turn's window, and the public counts of one seat.
+
+The planes change little between steps, so they are kept: a placed tile sets three
+entries, and a new turn only shifts the window (the table is redrawn when the window
+stops holding all of it). The features are rebuilt per call; they are 126 numbers.
+Layout: the table in ``qwirkle_env.env``'s docstring and docs/environment.md.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .game import MAX_PLAYERS, Game
+from .tiles import COPIES, NUM_TYPES
+from .turn import Turn
+
+NUM_PLANES = 13
+NUM_FEATURES = 3 * NUM_TYPES + 1 + 3 * MAX_PLAYERS + 5
+MAX_SCORE = 1000.0  # the Box's bound for scores; no game comes near it
+
+
+def observation_size(window: int) -> int:
+    return NUM_PLANES * window * window + NUM_FEATURES
+
+
+def split_observation(obs, window: int):
+    """(planes, features): planes shaped (..., 13, W, W), features (..., 126)."""
+    cut = NUM_PLANES * window * window
+    planes = obs[..., :cut].reshape(*obs.shape[:-1], NUM_PLANES, window, window)
+    return planes, obs[..., cut:]
+
+
+def observation_high(window: int) -> np.ndarray:
+    """Upper bounds of each entry, for the observation Box."""
+    high = np.ones(observation_size(window), dtype=np.float32)
+    base = NUM_PLANES * window * window
+    high[base : base + 3 * NUM_TYPES] = COPIES
+    high[base + 108] = 108
+    high[base + 109 : base + 113] = MAX_SCORE
+    high[base + 113 : base + 117] = 6
+    return high
+
+
+class Observer:
+    """Builds observations of one game for a window of side ``window``."""
+
+    def __init__(self, window: int, num_players: int) -> None:
+        self.window = window
+        self.num_players = num_players
+        self.planes: np.ndarray | None = None
+        self.origin: tuple[int, int] | None = None
+        self.table_counts = [0] * NUM_TYPES  # copies of each type on the table
+        self._tiles = 0  # tiles drawn on the planes
+        self._covers = False  # the window holds the whole table
+
+    def reset(self) -> None:
+        self.planes = None
+
+    def new_turn(self, game: Game, origin: tuple[int, int], box: tuple | None) -> None:
+        """Planes for the new turn's window; shifts the last ones when it can."""
+        w = self.window
+        old = self.planes
+        r0, c0 = origin
+        cells = game.board._cells
+        if old is not None and self._covers and len(cells) == self._tiles:
+            # The last turn's tiles are already drawn: only the window moved.
+            dr, dc = r0 - self.origin[0], c0 - self.origin[1]
+            old[12] = 0.0
+            if dr == 0 and dc == 0:
+                planes = old
+            else:
+                planes = np.zeros_like(old)
+                src_r = slice(max(dr, 0), w + min(dr, 0))
+                dst_r = slice(max(-dr, 0), w - max(dr, 0))
+                src_c = slice(max(dc, 0), w + min(dc, 0))
+                dst_c = slice(max(-dc, 0), w - max(dc, 0))
+                planes[:, dst_r, dst_c] = old[:, src_r, src_c]
+        else:
+            planes = np.zeros((NUM_PLANES, w, w), dtype=np.float32)
+            counts = [0] * NUM_TYPES
+            if cells:
+                ids = np.fromiter(cells.values(), dtype=np.int64, count=len(cells))
+                rc = np.array(list(cells.keys()), dtype=np.int64)
+                rows, cols = rc[:, 0] - r0, rc[:, 1] - c0
+                inside = (rows >= 0) & (rows < w) & (cols >= 0) & (cols < w)
+                rows, cols, kept = rows[inside], cols[inside], ids[inside]
+                planes[kept // 6, rows, cols] = 1.0
+                planes[6 + kept % 6, rows, cols] = 1.0
+                for t in cells.values():
+                    counts[t] += 1
+            self.table_counts = counts
+        self.planes = planes
+        self.origin = origin
+        self._tiles = len(cells)
+        # Shifting is exact only while the window holds the whole table.
+        self._covers = box is None or (
+            box[0] >= r0 and box[2] >= c0 and box[1] < r0 + w and box[3] < c0 + w
+        )
+
+    def place(self, r: int, c: int, t: int) -> None:
+        """A tile placed this turn at window cell (r, c)."""
+        self.table_counts[t] += 1
+        self._tiles += 1
+        self.planes[t // 6, r, c] = 1.0
+        self.planes[6 + t % 6, r, c] = 1.0
+        self.planes[12, r, c] = 1.0
+
+    def observation(self, game: Game, turn: Turn, seat: int, to_move: bool) -> np.ndarray:
+        return np.concatenate((self.planes.ravel(), self.features(game, turn, seat, to_move)))
+
+    def features(self, game: Game, turn: Turn, seat: int, to_move: bool) -> np.ndarray:
+        acting = seat == game.current and not game.over
+        hand = turn.hand_left if acting else game.hands[seat]
+        f = [0.0] * NUM_FEATURES
+        unseen = [COPIES - n for n in self.table_counts]
+        for t in hand:
+            f[t] += 1.0
+            unseen[t] -= 1
+        if acting:
+            for t in turn.exchange:
+                f[NUM_TYPES + t] += 1.0
+                unseen[t] -= 1
+        base = 3 * NUM_TYPES
+        f[2 * NUM_TYPES : base] = unseen
+        f[base] = len(game.bag)
+        n = self.num_players
+        busy = len(turn.placed) + len(turn.exchange)
+        for k in range(n):
+            other = (seat + k) % n
+            f[base + 1 + k] = game.scores[other]
+            f[base + 5 + k] = len(game.hands[other]) - (busy if other == game.current else 0)
+            f[base + 9 + k] = 1.0
+        flags = base + 13
+        f[flags] = to_move
+        f[flags + 1] = game.opening_size is not None
+        if acting:
+            f[flags + 2] = bool(turn.placed)
+            f[flags + 3] = bool(turn.exchange)
+            f[flags + 4] = to_move and turn.can_end()
+        return np.array(f, dtype=np.float32)
