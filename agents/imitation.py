@@ -74,10 +74,8 @@ def clone(
     gen = np.random.default_rng(seed)
     stats = {}
     for epoch in range(epochs):
-        order = gen.permutation(buf.size)
         total, correct, vloss_sum = 0.0, 0, 0.0
-        for start in range(0, buf.size, minibatch):
-            idx = order[start : start + minibatch]
+        for idx in buf.minibatches(np.arange(buf.size), minibatch, gen):
             b = buf.batch(idx, device)
             returns = torch.from_numpy(buf.values[idx]).to(device)
             logits, values = net(b["planes"], b["features"])

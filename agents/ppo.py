@@ -37,7 +37,7 @@ class PPOConfig:
     window: int = DEFAULT_WINDOW
     strict_opening: bool = True
     # budget
-    total_steps: int = 6_000  # learner transitions collected by PPO
+    total_steps: int = 2_048  # learner transitions collected by PPO
     num_envs: int = 16
     rollout_steps: int = 1024  # transitions per PPO update
     # PPO
@@ -62,13 +62,13 @@ class PPOConfig:
     scripted: str = "greedy"  # comma-separated agent specs
     pool_size: int = 8
     # warm start by behaviour cloning (0 games: PPO from scratch)
-    bc_games: int = 30
+    bc_games: int = 16
     bc_epochs: int = 2
     bc_teacher: str = "greedy"
     bc_lr: float = 1e-3
     # evaluation and checkpoints
-    eval_every: int = 3_000
-    eval_games: int = 20
+    eval_every: int = 2_048
+    eval_games: int = 16
     eval_opponents: str = "random,greedy"
     seed: int = 0
     device: str = "cpu"
@@ -100,9 +100,7 @@ def ppo_update(
     stats: dict[str, list[float]] = {k: [] for k in ("pg", "vf", "ent", "kl", "clipfrac")}
     net.train()
     for _ in range(cfg.epochs):
-        order = rng.permutation(idx_all)
-        for start in range(0, len(order), cfg.minibatch):
-            idx = np.sort(order[start : start + cfg.minibatch])
+        for idx in buf.minibatches(idx_all, cfg.minibatch, rng):
             b = buf.batch(idx, device)
             adv = torch.from_numpy(adv_all[idx]).to(device)
             ret = torch.from_numpy(ret_all[idx]).to(device)
@@ -174,6 +172,7 @@ def train(cfg: PPOConfig, hooks) -> PolicyValueNet:
         )
         net.eval()
         del data
+        hooks.checkpoint(net, 0)  # the warm start alone, to resume from or compare with
     hooks.evaluate(net, 0)  # the learning curve's first point
 
     opt = torch.optim.Adam(net.parameters(), lr=cfg.lr, eps=1e-5)

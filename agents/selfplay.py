@@ -46,9 +46,10 @@ class Buffer:
         self.rewards = np.zeros(capacity, dtype=np.float32)
         self.dones = np.zeros(capacity, dtype=bool)
         self.next = np.full(capacity, -1, dtype=np.int64)  # the stream's next transition
+        self.extent = np.zeros(capacity, dtype=np.int16)  # side of the tiles' bounding box
         self.size = 0
 
-    _FIELDS = ("planes", "features", "masks", "actions", "logps", "values", "rewards")
+    _FIELDS = ("planes", "features", "masks", "actions", "logps", "values", "rewards", "extent")
 
     def add(self, obs: np.ndarray, mask: np.ndarray, action: int, logp: float, value: float):
         i = self.size
@@ -56,6 +57,8 @@ class Buffer:
             self._grow()
         planes, features = split_observation(obs, self.window)
         self.planes[i] = np.packbits(planes.ravel() > 0)
+        occupied = planes[:6].any(axis=0)
+        self.extent[i] = max(occupied.any(axis=0).sum(), occupied.any(axis=1).sum())
         self.features[i] = features
         self.masks[i] = np.packbits(mask)
         self.actions[i], self.logps[i], self.values[i] = action, logp, value
@@ -89,6 +92,14 @@ class Buffer:
                 delta = self.rewards[i] + gamma * self.values[j] - self.values[i]
                 adv[i] = delta + gamma * lam * adv[j]  # adv[j] is 0 if j is pending
         return adv, adv + self.values[:n]
+
+    def minibatches(self, idx: np.ndarray, size: int, rng: np.random.Generator) -> list:
+        """Shuffled minibatches of similar board extent: the network runs on the union of
+        a batch's regions, so mixing a small board with a large one wastes most cells."""
+        jitter = rng.random(len(idx)) * 4  # similar, not identical, extents mix
+        order = idx[np.argsort(self.extent[idx] + jitter, kind="stable")]
+        batches = [np.sort(order[k : k + size]) for k in range(0, len(order), size)]
+        return [batches[k] for k in rng.permutation(len(batches))]
 
     def batch(self, idx: np.ndarray, device: torch.device) -> dict[str, torch.Tensor]:
         masks = np.unpackbits(self.masks[idx], axis=1, count=self.num_actions)
