@@ -1,0 +1,179 @@
+"""The agent interface, and a registry that builds agents from short spec strings.
+
+An agent sees only a :class:`~qwirkle_env.view.PlayerView` (what its seat may know) and
+answers with the env's next sub-step action. Most scripted agents think in whole moves, so
+:class:`PlanningAgent` plans a move at the first sub-step of a turn and replays it one tile
+at a time. Specs are strings (``"greedy"``, ``"search:budget=0.1"``, ``"ckpt:PATH"``) so
+that worker processes can rebuild the same agents from a command line.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+
+import numpy as np
+
+from qwirkle_env.actions import ActionCodec
+from qwirkle_env.moves import Exchange, Move, Placement
+from qwirkle_env.tiles import Tile
+from qwirkle_env.view import PlayerView
+
+
+class Agent:
+    """Anything that maps a PlayerView to the next AEC action."""
+
+    name: str = "agent"
+
+    def reset(self, seat: int, num_players: int, seed: int | None = None) -> None:
+        """Called before each game; all the agent's randomness comes from ``seed``."""
+        self.seat = seat
+        self.num_players = num_players
+        self.rng = random.Random(seed)
+
+    def act(self, view: PlayerView) -> int:
+        raise NotImplementedError
+
+
+class PlanningAgent(Agent):
+    """Plans a full engine move per turn (``choose``) and emits it as sub-step actions.
+
+    The plan is made when the turn is fresh (nothing placed or set aside) and queued. If the
+    view later disagrees with the queue (someone else stepped, or an action the mask does not
+    allow), the agent finishes the turn safely from the mask instead of failing.
+    """
+
+    def reset(self, seat: int, num_players: int, seed: int | None = None) -> None:
+        super().reset(seat, num_players, seed)
+        self._queue: list[int] = []
+        self._done = 0  # sub-steps of this turn emitted from the plan
+        self.fallbacks = 0  # sub-steps taken off the plan (0 unless someone else stepped)
+        self._codecs: dict[int, ActionCodec] = {}
+
+    def choose(self, view: PlayerView) -> Move:
+        raise NotImplementedError
+
+    def act(self, view: PlayerView) -> int:
+        if not hasattr(self, "_queue"):
+            self.reset(view.seat, view.num_players)
+        steps = len(view.turn_placed) + len(view.turn_exchange)
+        if steps == 0:
+            codec = self._codecs.get(view.window)
+            if codec is None:
+                codec = self._codecs[view.window] = ActionCodec(view.window)
+            self._queue = codec.move_to_actions(self.choose(view), view.board, view.origin)
+            self._done = 0
+        if self._queue and steps == self._done and _allowed(view, self._queue[0]):
+            self._done += 1
+            return self._queue.pop(0)
+        self._queue = []
+        self.fallbacks += 1
+        return self._fallback(view)
+
+    def _fallback(self, view: PlayerView) -> int:
+        """A stale plan: end the turn if allowed, else any legal sub-step."""
+        if view.action_mask is None:
+            raise RuntimeError("the plan is stale and the view carries no action mask")
+        legal = np.flatnonzero(view.action_mask)
+        if len(legal) == 0:
+            raise RuntimeError("no legal action in the view's mask: is it this agent's turn?")
+        end = len(view.action_mask) - 1
+        return end if view.action_mask[end] else int(legal[self.rng.randrange(len(legal))])
+
+
+def _allowed(view: PlayerView, action: int) -> bool:
+    return view.action_mask is None or bool(view.action_mask[action])
+
+
+def placement(items) -> Placement:
+    """An engine Placement from the fast path's ((cell, tile_id), ...) items."""
+    return Placement((cell, Tile.from_id(t)) for cell, t in items)
+
+
+def exchange(tile_ids) -> Exchange:
+    return Exchange(Tile.from_id(t) for t in tile_ids)
+
+
+# --- registry --------------------------------------------------------------------------
+_REGISTRY: dict[str, Callable[..., Agent]] = {}
+
+
+def register(name: str) -> Callable:
+    """Class decorator: makes ``make_agent(name)`` build this agent."""
+
+    def deco(cls):
+        _REGISTRY[name] = cls
+        return cls
+
+    return deco
+
+
+def _value(text: str):
+    lowered = text.lower()
+    if lowered in ("true", "false"):
+        return lowered == "true"
+    if lowered in ("none", "null"):
+        return None
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return text
+
+
+def parse_spec(spec: str) -> tuple[str, dict]:
+    """``"search:budget=0.1,k=8"`` -> ``("search", {"budget": 0.1, "k": 8})``."""
+    if not isinstance(spec, str) or not spec.strip():
+        raise ValueError(f"an agent spec is a non-empty string like 'greedy', got {spec!r}")
+    name, _, rest = spec.strip().partition(":")
+    kwargs = {}
+    for part in filter(None, (p.strip() for p in rest.split(","))):
+        key, eq, val = part.partition("=")
+        if not eq or not key.strip():
+            raise ValueError(
+                f"agent spec {spec!r}: option {part!r} is not key=value "
+                "(write e.g. 'search:budget=0.1,k=8')"
+            )
+        kwargs[key.strip()] = _value(val.strip())
+    return name.strip().lower(), kwargs
+
+
+def make_agent(spec: str) -> Agent:
+    """Builds an agent from a spec: ``random``, ``greedy``, ``heuristic``, ``search``,
+    options as ``name:key=value,...``, or ``ckpt:PATH`` for a trained policy."""
+    if isinstance(spec, str) and spec.strip().lower().startswith("ckpt:"):
+        path = spec.strip()[5:]
+        try:
+            from agents.policy import load_agent  # added by the PPO issue
+        except ModuleNotFoundError as err:
+            if err.name not in ("agents.policy",):
+                raise
+            raise ValueError(
+                f"agent spec {spec!r}: checkpoint agents need agents.policy.load_agent, "
+                "which is not installed yet"
+            ) from None
+        agent = load_agent(path)
+        agent.name = spec.strip()
+        return agent
+    _load_builtin()
+    name, kwargs = parse_spec(spec)
+    cls = _REGISTRY.get(name)
+    if cls is None:
+        known = ", ".join(sorted(_REGISTRY) + ["ckpt:PATH"])
+        raise ValueError(f"unknown agent {name!r} in spec {spec!r}; known agents: {known}")
+    try:
+        agent = cls(**kwargs)
+    except TypeError as err:
+        raise ValueError(f"agent spec {spec!r}: bad option ({err})") from None
+    agent.name = spec.strip()
+    return agent
+
+
+def agent_names() -> list[str]:
+    _load_builtin()
+    return sorted(_REGISTRY)
+
+
+def _load_builtin() -> None:
+    from agents import baselines, heuristic, search  # noqa: F401  (they register themselves)

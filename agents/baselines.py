@@ -1,0 +1,85 @@
+"""The two simplest baselines: random and greedy.
+
+They anchor the strength scale: any learned policy should beat random at once and greedy
+soon after. Both see only the PlayerView and draw ties from their own seeded RNG.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+from qwirkle_env.moves import Move
+from qwirkle_env.tiles import NUM_SHAPES
+from qwirkle_env.view import PlayerView
+
+from .base import PlanningAgent, exchange, placement, register
+
+
+@register("random")
+class RandomAgent(PlanningAgent):
+    """Uniform over the full legal moves (each placement and each distinct exchange once).
+
+    Uniform over moves, not over sub-steps, so it is not biased towards exchanges of many tiles.
+    """
+
+    def choose(self, view: PlayerView) -> Move:
+        moves = view.legal_moves()
+        return moves[self.rng.randrange(len(moves))]
+
+
+@register("greedy")
+class GreedyAgent(PlanningAgent):
+    """The placement that scores most now, ties at random.
+
+    With no placement it keeps its largest colour/shape group and exchanges the rest.
+    """
+
+    def choose(self, view: PlayerView) -> Move:
+        found = view.placements()
+        if not found:
+            return exchange(exchange_rule(view.hand, view.bag_size, self.rng))
+        return placement(best_by_points(found, self.rng))
+
+
+def best_by_points(found: list, rng: random.Random) -> tuple:
+    """Items of a highest-scoring placement, ties broken by ``rng``."""
+    top = max(points for _, points in found)
+    best = [items for items, points in found if points == top]
+    return best[rng.randrange(len(best))] if len(best) > 1 else best[0]
+
+
+def largest_group_ids(hand: list[int]) -> list[int]:
+    """Distinct tile ids of a largest colour or shape group (the first found on ties)."""
+    distinct = sorted(set(hand))
+    best: list[int] = []
+    for k in range(6):
+        for group in (
+            [t for t in distinct if t // NUM_SHAPES == k],
+            [t for t in distinct if t % NUM_SHAPES == k],
+        ):
+            if len(group) > len(best):
+                best = group
+    return best
+
+
+def exchange_rule(hand: list[int], bag_size: int, rng: random.Random) -> list[int]:
+    """Tiles to trade: all but one copy of the largest group, duplicates first.
+
+    If that trades nothing (the hand is one clean group that fits nowhere) it trades all.
+    At most ``bag_size`` tiles go (the rules forbid more); duplicates go first.
+    """
+    keep = Counter(largest_group_ids(hand))
+    out: list[int] = []
+    for t in hand:
+        if keep[t]:
+            keep[t] -= 1
+        else:
+            out.append(t)
+    if not out:
+        out = list(hand)
+    if len(out) > bag_size:
+        counts = Counter(hand)
+        out.sort(key=lambda t: (-counts[t], rng.random()))
+        out = out[:bag_size]
+    return out

@@ -1,0 +1,312 @@
+"""A fair evaluation harness: duplicate deals through the AEC env, played in parallel.
+
+Each deal (one env seed) is played once per seat rotation of the agents, so every agent
+gets every seat and every starting hand of that deal: the luck of the draw cancels out of
+the comparison. Games run through ``qwirkle_env.raw_env`` exactly as a learner would see
+them (sub-step actions, masks, player views); an illegal action raises at once.
+
+    python -m agents.evaluate --agents greedy random --games 400
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import itertools
+import math
+import random
+import time
+from dataclasses import asdict, dataclass, field
+from multiprocessing import Pool
+from pathlib import Path
+
+from tqdm import tqdm
+
+from qwirkle_env import raw_env
+from qwirkle_env.board import Board
+from qwirkle_env.game import Game
+from qwirkle_env.lines import mask_of
+from qwirkle_env.moves import Placement
+from qwirkle_env.tiles import COPIES, NUM_TYPES
+
+from .base import Agent, make_agent, parse_spec
+
+
+@dataclass
+class GameRecord:
+    """One finished game; lists are by seat."""
+
+    lineup: int  # index into Results.lineups
+    deal: int
+    rotation: int
+    env_seed: int
+    deal_digest: str  # hash of the initial hands and bag order: equal across rotations
+    agents: list[int]  # agent index at each seat
+    scores: list[int]
+    winners: list[int]
+    qwirkles: list[int]
+    moves: list[int]  # turns taken
+    think: list[float]  # seconds spent in act()
+    end: str = "rules"  # "rules", or why the harness stopped it: "dead_board", "turn_cap"
+    fallbacks: list[int] = field(default_factory=list)  # sub-steps taken off a stale plan
+
+
+@dataclass
+class Results:
+    """Everything a tournament produced; ``summary()`` holds the per-agent table."""
+
+    names: list[str]
+    num_players: int
+    seed: int
+    lineups: list[list[int]]
+    records: list[GameRecord] = field(default_factory=list)
+    wall_s: float = 0.0
+
+    def summary(self) -> list[dict]:
+        from .report import summarise
+
+        return summarise(self)
+
+    def table(self) -> str:
+        from .report import format_table
+
+        return format_table(self)
+
+    def save(self, out_dir: str | Path) -> dict[str, Path]:
+        from .report import save_results
+
+        return save_results(self, Path(out_dir))
+
+    def to_dict(self) -> dict:
+        return {
+            "names": self.names,
+            "num_players": self.num_players,
+            "seed": self.seed,
+            "lineups": self.lineups,
+            "wall_s": self.wall_s,
+            "summary": self.summary(),
+            "games": [asdict(r) for r in self.records],
+        }
+
+
+def count_qwirkles(history: list, num_players: int) -> list[int]:
+    """Lines of six completed per seat, replaying the history's placements on a board."""
+    board = Board()
+    counts = [0] * num_players
+    for seat, move, _ in history:
+        if not isinstance(move, Placement):
+            continue
+        board.play(move.tiles)
+        cells = board._cells
+        seen = set()
+        for (r, c), _ in move.tiles:
+            for dr, dc in ((0, 1), (1, 0)):
+                lo = (r, c)
+                while (lo[0] - dr, lo[1] - dc) in cells:
+                    lo = (lo[0] - dr, lo[1] - dc)
+                if (lo, dr) in seen:
+                    continue
+                seen.add((lo, dr))
+                n, q = 0, lo
+                while q in cells:
+                    n, q = n + 1, (q[0] + dr, q[1] + dc)
+                counts[seat] += n == 6
+    return counts
+
+
+def deal_digest(env: raw_env) -> str:
+    game = env.game
+    data = repr((game.hands, game.bag.tiles, game.current)).encode()
+    return hashlib.sha1(data).hexdigest()[:16]
+
+
+MAX_TURNS = 1000  # a safety net; real games take about 50 turns
+
+
+_AGENTS: dict[tuple[str, int], Agent] = {}  # per worker: built once, reset every game
+
+
+def _agent(spec: str, seat: int) -> Agent:
+    key = (spec, seat)
+    if key not in _AGENTS:
+        _AGENTS[key] = make_agent(spec)
+    return _AGENTS[key]
+
+
+def dead_board(game: Game) -> bool:
+    """No tile still off the table fits anywhere: nobody can ever place again.
+
+    The rules then leave the players exchanging for ever while the bag holds tiles (the game
+    ends only once the bag is empty), so the harness stops such a game and scores it as it
+    stands, as the rules do for a blocked game with an empty bag.
+    """
+    if game.over or not len(game.board):
+        return False
+    on_table = [0] * NUM_TYPES
+    for t in game.board._cells.values():
+        on_table[t] += 1
+    left = mask_of(t for t in range(NUM_TYPES) if on_table[t] < COPIES)
+    return not game.board.can_place(left)
+
+
+def play_game(
+    specs: list[str],
+    env_seed: int,
+    agent_seeds: list[int],
+    window: int | None = None,
+    max_turns: int = MAX_TURNS,
+) -> dict:
+    """Plays one game, ``specs[seat]`` at each seat; returns the per-seat results."""
+    n = len(specs)
+    env = raw_env(num_players=n) if window is None else raw_env(num_players=n, window=window)
+    env.reset(seed=env_seed)
+    digest = deal_digest(env)
+    agents = [_agent(spec, seat) for seat, spec in enumerate(specs)]
+    for seat, agent in enumerate(agents):
+        agent.reset(seat, n, agent_seeds[seat])
+    end = env.codec.end
+    moves = [0] * n
+    think = [0.0] * n
+    why = "rules"
+    while not env.game.over:
+        name = env.agent_selection
+        seat = env.agent_name_mapping[name]
+        view = env.player_view(name)
+        start = time.perf_counter()
+        action = agents[seat].act(view)
+        think[seat] += time.perf_counter() - start
+        env.step(action)
+        if action == end:
+            moves[seat] += 1
+            if dead_board(env.game):
+                why = "dead_board"
+                break
+            if sum(moves) >= max_turns:
+                why = "turn_cap"
+                break
+    game = env.game
+    return {
+        "deal_digest": digest,
+        "scores": list(game.scores),
+        "winners": game.winners(),
+        "qwirkles": count_qwirkles(game.history, n),
+        "moves": moves,
+        "think": think,
+        "end": why,
+        "fallbacks": [getattr(agent, "fallbacks", 0) for agent in agents],
+    }
+
+
+def _run_task(task: tuple) -> GameRecord:
+    lineup_index, deal, rotation, env_seed, seats, specs, agent_seeds = task
+    out = play_game([specs[i] for i in seats], env_seed, agent_seeds)
+    return GameRecord(lineup_index, deal, rotation, env_seed, agents=list(seats), **out)
+
+
+def _lineups(count: int, num_players: int) -> list[list[int]]:
+    if count < 2:
+        raise ValueError(f"a match needs at least 2 agents, got {count}")
+    if count < num_players:
+        raise ValueError(
+            f"{count} agents for {num_players}-player games: give at least one agent per "
+            "seat (repeat a spec to seat it twice)"
+        )
+    return [list(c) for c in itertools.combinations(range(count), num_players)]
+
+
+def _names(specs: list[str]) -> list[str]:
+    names, seen = [], {}
+    for spec in specs:
+        seen[spec] = seen.get(spec, 0) + 1
+        names.append(spec if seen[spec] == 1 else f"{spec}#{seen[spec]}")
+    return names
+
+
+def run_tournament(
+    agent_specs: list[str],
+    games: int,
+    num_players: int = 2,
+    seed: int = 0,
+    processes: int = 2,
+    out_dir: str | Path | None = None,
+    progress: bool = True,
+) -> Results:
+    """Duplicate-deal matches between the agents; returns (and optionally saves) Results.
+
+    With as many agents as seats this is one match of ``games`` games; with more, every
+    combination of ``num_players`` agents plays ``games`` games (a round robin). Games come
+    in whole deals: ``games`` is rounded up to a multiple of ``num_players`` rotations.
+    Deal d uses the same env seed in every rotation and every lineup.
+    """
+    specs = [s.strip() for s in agent_specs]
+    for spec in specs:
+        if not spec.lower().startswith("ckpt:"):
+            parse_spec(spec)  # fail here, not in a worker
+    if not 2 <= num_players <= 4:
+        raise ValueError(f"num_players must be 2, 3 or 4, got {num_players}")
+    if games < 1:
+        raise ValueError(f"games must be at least 1, got {games}")
+    lineups = _lineups(len(specs), num_players)
+    for spec in dict.fromkeys(specs):
+        make_agent(spec)  # unknown names and bad options fail before any game
+    deals = math.ceil(games / num_players)
+    seeder = random.Random(seed)
+    deal_seeds = [seeder.randrange(2**31) for _ in range(deals)]
+    tasks = []
+    for li, lineup in enumerate(lineups):
+        for d, env_seed in enumerate(deal_seeds):
+            for rot in range(num_players):
+                seats = [lineup[(s - rot) % num_players] for s in range(num_players)]
+                rs = random.Random(f"{seed}:{li}:{d}:{rot}")
+                agent_seeds = [rs.randrange(2**31) for _ in range(num_players)]
+                tasks.append((li, d, rot, env_seed, seats, specs, agent_seeds))
+    results = Results(_names(specs), num_players, seed, lineups)
+    start = time.perf_counter()
+    bar = tqdm(total=len(tasks), desc="games", disable=not progress, smoothing=0.05)
+    if processes <= 1:
+        for task in tasks:
+            results.records.append(_run_task(task))
+            bar.update()
+    else:
+        with Pool(processes) as pool:
+            for record in pool.imap_unordered(_run_task, tasks, chunksize=1):
+                results.records.append(record)
+                bar.update()
+    bar.close()
+    results.wall_s = time.perf_counter() - start
+    results.records.sort(key=lambda r: (r.lineup, r.deal, r.rotation))
+    if out_dir is not None:
+        results.save(out_dir)
+    return results
+
+
+def main(argv: list[str] | None = None) -> Results:
+    parser = argparse.ArgumentParser(
+        prog="python -m agents.evaluate",
+        description="Duplicate-deal matches between agents, with win rates and ratings.",
+    )
+    parser.add_argument("--agents", nargs="+", required=True, help="specs, e.g. greedy random")
+    parser.add_argument("--games", type=int, default=400, help="games per lineup")
+    parser.add_argument("--players", type=int, default=2, help="seats per game (2-4)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--processes", type=int, default=2)
+    parser.add_argument("--out", default=None, help="folder for CSV, JSON and plot")
+    parser.add_argument("--no-progress", action="store_true")
+    args = parser.parse_args(argv)
+    results = run_tournament(
+        args.agents,
+        args.games,
+        num_players=args.players,
+        seed=args.seed,
+        processes=args.processes,
+        out_dir=args.out,
+        progress=not args.no_progress,
+    )
+    print(results.table())
+    if args.out:
+        print(f"saved to {args.out}")
+    return results
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,117 @@
+"""Determinised Monte Carlo search: try the best few moves against sampled hidden tiles.
+
+The heuristic proposes the top ``k`` candidates. Each simulation deals the unseen tiles at
+random into a full game consistent with the view (``PlayerView.sample_game``), plays every
+candidate in a clone of that same deal (common random numbers: the candidates face the
+same opponent hands and the same bag), then lets fast greedy players go on for ``depth``
+turns, and scores the final margin. The candidate with the best mean margin is played.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+
+from qwirkle_env.game import Game
+from qwirkle_env.moves import Move
+from qwirkle_env.view import PlayerView
+
+from .base import PlanningAgent, exchange, placement, register
+from .baselines import exchange_rule
+from .heuristic import Evaluator, Weights
+
+MAX_ROLLOUT = 200  # turns; a blocked table would otherwise let exchanges go on for ever
+
+
+def greedy_rollout(game: Game, turns: int | None, rng: random.Random) -> None:
+    """Greedy moves for ``turns`` turns (None: to the end), the greedy exchange when stuck."""
+    n = 0
+    limit = MAX_ROLLOUT if turns is None else turns
+    while not game.over and n < limit:
+        found = game._placements()
+        if found:
+            top = max(p for _, p in found)
+            best = [items for items, p in found if p == top]
+            items = best[rng.randrange(len(best))] if len(best) > 1 else best[0]
+            game._apply_placement(list(items))
+        else:
+            hand = game.hands[game.current]
+            game._apply_exchange(exchange_rule(hand, len(game.bag), rng))
+        n += 1
+
+
+def margin(game: Game, seat: int) -> float:
+    """Own score minus the mean of the opponents'."""
+    scores = game.scores
+    others = (sum(scores) - scores[seat]) / (len(scores) - 1)
+    return scores[seat] - others
+
+
+@register("search")
+class SearchAgent(PlanningAgent):
+    """Determinised Monte Carlo over the heuristic's top-k moves with greedy rollouts.
+
+    ``budget`` is seconds per move; ``sims`` (if given) fixes the number of simulations
+    instead, which makes the agent reproducible whatever the machine's speed.
+    """
+
+    def __init__(
+        self,
+        budget: float = 0.25,
+        sims: int | None = None,
+        k: int = 6,
+        depth: int | None = 4,
+        **weights,
+    ) -> None:
+        if budget <= 0 and not sims:
+            raise ValueError(f"search needs budget > 0 seconds or sims > 0, got {budget}")
+        self.budget = float(budget)
+        self.sims = sims
+        self.k = k
+        self.depth = depth
+        self.weights = Weights(**weights)
+
+    def candidates(self, view: PlayerView) -> list:
+        """("place", items) / ("exchange", ids) candidates, best heuristic value first."""
+        found = view.placements()
+        out = []
+        if found:
+            ranked = Evaluator(view, self.weights).ranked(found)
+            out = [("place", items) for _, items in ranked[: self.k]]
+        if view.bag_size and view.opening_size is None:
+            ids = exchange_rule(view.hand, view.bag_size, self.rng)
+            if ids and (not found or len(out) < self.k or view.bag_size >= 6):
+                out.append(("exchange", ids))
+        return out
+
+    def choose(self, view: PlayerView) -> Move:
+        cands = self.candidates(view)
+        if len(cands) == 1:
+            return _to_move(cands[0])
+        totals = [0.0] * len(cands)
+        deadline = time.perf_counter() + self.budget
+        done = 0
+        while True:
+            if self.sims is not None:
+                if done >= self.sims:
+                    break
+            elif done and time.perf_counter() >= deadline:
+                break
+            deal = view.sample_game(self.rng)
+            seed = self.rng.randrange(2**31)
+            for i, cand in enumerate(cands):
+                game = deal.clone()
+                if cand[0] == "place":
+                    game._apply_placement(list(cand[1]))
+                else:
+                    game._apply_exchange(list(cand[1]))
+                greedy_rollout(game, self.depth, random.Random(seed))
+                totals[i] += margin(game, view.seat)
+            done += 1
+        best = max(range(len(cands)), key=lambda i: (totals[i], -i))
+        return _to_move(cands[best])
+
+
+def _to_move(cand: tuple) -> Move:
+    kind, data = cand
+    return placement(data) if kind == "place" else exchange(data)
