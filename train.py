@@ -108,6 +108,12 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--seed", type=int, default=0, help="deal seed (default 0)")
     e.add_argument("--processes", type=int, default=2, help="worker processes (default 2)")
     e.add_argument("--out", default=None, help="folder for CSV/JSON/plot")
+    e.add_argument("--threads", type=int, default=1, help="torch CPU threads (default 1)")
+    e.add_argument(
+        "--fast", action="store_true",
+        help="first agent a ckpt: play all its games at once with one batched forward per\n"
+        "step (same duplicate deals, 2 players; much faster than batch-1 workers)",
+    )  # fmt: skip
     p = sub.add_parser("play", help="play against an agent in the terminal")
     p.add_argument("--opponent", default="greedy", help="agent spec, e.g. ckpt:PATH (greedy)")
     p.add_argument("--seat", type=int, default=0, choices=(0, 1), help="your seat (default 0)")
@@ -167,9 +173,36 @@ def cmd_train(args: argparse.Namespace) -> Path:
 def cmd_evaluate(args: argparse.Namespace) -> None:
     from agents.evaluate import run_tournament
 
+    import torch
+
+    torch.set_num_threads(args.threads)  # 1: much faster when the cores are shared
+    if args.fast:
+        return fast_evaluate(args)
     res = run_tournament(args.agents, args.games, args.players, seed=args.seed,
                          processes=args.processes, out_dir=args.out)  # fmt: skip
     print(res.table())
+
+
+def fast_evaluate(args: argparse.Namespace) -> None:
+    """The checkpoint against each other agent, all games batched (agents.quickeval)."""
+    from agents.base import make_agent
+    from agents.checkpoint import load_checkpoint
+    from agents.quickeval import win_rate
+    from agents.stats import wilson
+    from qwirkle_env.env import DEFAULT_WINDOW
+
+    first = args.agents[0]
+    if not first.lower().startswith("ckpt:") or args.players != 2:
+        raise SystemExit("--fast needs a ckpt:PATH first agent and 2 players")
+    net, _ = load_checkpoint(first[5:])
+    print("| agent | opponent | games | win share | 95% CI | mean margin | wall s |")
+    print("|---|---|---|---|---|---|---|")
+    for opp in args.agents[1:]:
+        start = time.time()
+        r = win_rate(net, opp, args.games, make_agent, DEFAULT_WINDOW, seed=args.seed)
+        lo, hi = wilson(r["win_rate"] * r["games"], r["games"])
+        print(f"| {first} | {opp} | {r['games']} | {r['win_rate']:.1%} | {lo:.1%}-{hi:.1%} "
+              f"| {r['margin']:+.1f} | {time.time() - start:.0f} |", flush=True)  # fmt: skip
 
 
 def cmd_play(args: argparse.Namespace) -> None:
