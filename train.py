@@ -171,9 +171,9 @@ def cmd_train(args: argparse.Namespace) -> Path:
 
 
 def cmd_evaluate(args: argparse.Namespace) -> None:
-    from agents.evaluate import run_tournament
-
     import torch
+
+    from agents.evaluate import run_tournament
 
     torch.set_num_threads(args.threads)  # 1: much faster when the cores are shared
     if args.fast:
