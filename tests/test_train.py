@@ -144,3 +144,11 @@ def test_human_play_retries_bad_input():
     assert text.count("invalid:") >= 3
     assert "1." in text  # the move list
     assert len(scores) == 2
+
+
+def test_evaluate_subcommand(smoke_run, capsys):
+    ckpt = f"ckpt:{smoke_run / 'checkpoints' / 'final.pt'}"
+    train.main(["evaluate", "--fast", "--agents", ckpt, "random", "--games", "2"])
+    train.main(["evaluate", "--agents", ckpt, "random", "--games", "2", "--processes", "1"])
+    out = capsys.readouterr().out
+    assert "| random | 2 |" in out and "95% CI" in out
