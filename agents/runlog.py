@@ -116,18 +116,23 @@ def plot_curve(evals: list[dict], path: Path, title: str = "") -> Path:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(6, 4))
-    keys = sorted({k for e in evals for k in e if k.startswith("eval_win_")})
-    for key in keys:
-        pts = [(e["step"], e[key]) for e in evals if key in e]
-        ax.plot(*zip(*pts, strict=True), marker="o", label=f"vs {key[9:]}")
+    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(10, 4))
+    keys = sorted({k[9:] for e in evals for k in e if k.startswith("eval_win_")})
+    for name in keys:
+        pts = [(e["step"], e[f"eval_win_{name}"]) for e in evals if f"eval_win_{name}" in e]
+        ax.plot(*zip(*pts, strict=True), marker="o", label=f"vs {name}")
+        pts = [(e["step"], e[f"eval_margin_{name}"]) for e in evals if f"eval_margin_{name}" in e]
+        ax2.plot(*zip(*pts, strict=True), marker="o", label=f"vs {name}")
     ax.axhline(0.5, color="grey", lw=0.8, ls="--")
-    ax.set_xlabel("PPO steps (learner sub-steps; 0 = after warm start)")
-    ax.set_ylabel("win rate (greedy policy)")
+    ax2.axhline(0.0, color="grey", lw=0.8, ls="--")
     ax.set_ylim(0, 1)
+    ax.set_ylabel("win rate (argmax policy)")
+    ax2.set_ylabel("mean final score margin")
     ax.set_title(f"Learning curve {title}".strip())
-    ax.legend()
-    ax.grid(alpha=0.3)
+    for a in (ax, ax2):
+        a.set_xlabel("PPO steps (learner sub-steps; 0 = after warm start)")
+        a.legend()
+        a.grid(alpha=0.3)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
