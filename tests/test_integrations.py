@@ -1,0 +1,127 @@
+"""The examples/ integrations: a short training run per RL library, then predictions that
+respect the mask on real positions.
+
+Each test skips unless its extra is installed (``pip install -e ".[sb3]"``, ``[tianshou]``,
+``[rllib]``). RLlib's starts a local Ray instance with 2 env runners, too heavy for CI's
+budget, so it is marked slow: ``pytest -m slow tests/test_integrations.py``.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType, SimpleNamespace
+
+import numpy as np
+import pytest
+
+from qwirkle_env import raw_env
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+def load_example(name: str) -> ModuleType:
+    """Imports examples/NAME.py (not a package) as module NAME, as running it there would."""
+    spec = importlib.util.spec_from_file_location(name, EXAMPLES / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def positions(window: int, games: int = 2, every: int = 17) -> list[dict]:
+    """Observations with masks from random play: openings, mid-turn sub-steps, late game."""
+    rng = np.random.default_rng(7)
+    found = []
+    for seed in range(games):
+        env = raw_env(window=window)
+        env.reset(seed=seed)
+        step = 0
+        while not env.game.over:
+            obs = env.observe(env.agent_selection)
+            if step % every == 0:
+                found.append(obs)
+            env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+            step += 1
+    return found
+
+
+@pytest.fixture
+def one_thread():
+    """Small nets on shared cores run far faster on one intra-op thread."""
+    import torch
+
+    old = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(old)
+
+
+def test_sb3_maskable_ppo(tmp_path, one_thread):
+    pytest.importorskip("sb3_contrib")
+    ex = load_example("sb3_maskable_ppo")
+    model = ex.train(steps=128, opp="random")
+    assert model.num_timesteps >= 128
+    for obs in positions(ex.WINDOW):
+        mask = obs["action_mask"].astype(bool)
+        for deterministic in (True, False):
+            action, _ = model.predict(
+                obs["observation"], action_masks=mask, deterministic=deterministic
+            )
+            assert mask[int(action)]
+    path = tmp_path / "model.zip"
+    model.save(path)
+    # The harness plays at window 39: the agent crops each view to 21 and maps actions back.
+    # One game in both windows at once: the crop of 39 must equal the env's own 21.
+    small, big, rng = raw_env(window=ex.WINDOW), raw_env(window=39), np.random.default_rng(3)
+    small.reset(seed=3)
+    big.reset(seed=3)
+    while not small.game.over:
+        want, got = small.observe(small.agent_selection), big.observe(big.agent_selection)
+        obs, mask = ex.crop(SimpleNamespace(window=39, **got), ex.WINDOW)
+        assert np.array_equal(obs, want["observation"])
+        assert np.array_equal(mask, want["action_mask"].astype(bool))
+        action = int(rng.choice(np.flatnonzero(mask)))
+        small.step(action)
+        big.step(ex.uncrop(action, ex.WINDOW, 39))
+    assert small.game.scores == big.game.scores
+    pytest.importorskip("agents.evaluate")
+    table = ex.evaluate(str(path), "random", games=2)
+    assert "sb3:path=" in table
+
+
+def test_tianshou_multiagent(one_thread):
+    pytest.importorskip("tianshou")
+    ex = load_example("tianshou_multiagent")
+    algorithm = ex.train(epochs=1, steps_per_epoch=100, test=False)
+    for obs in positions(ex.WINDOW):
+        assert obs["action_mask"][ex.learner_action(algorithm, obs)]
+    result = ex.evaluate(algorithm, games=1)  # the raw env raises on an illegal action
+    assert result["games"] == 1 and len(result["mean_scores"]) == 2
+
+
+@pytest.mark.slow
+def test_rllib_selfplay(one_thread):
+    pytest.importorskip("ray.rllib")
+    import ray
+
+    ex = load_example("rllib_selfplay")
+    # Env runners unpickle the env class by module name: ship examples/ as the working dir,
+    # as docs/rllib_cluster.md does for a cluster.
+    ray.init(include_dashboard=False, runtime_env={"working_dir": str(EXAMPLES)})
+    try:
+        algo = ex.train(iters=1, env_runners=2, batch=300)
+        assert algo.env_runner_group.num_healthy_remote_env_runners() == 2
+        module = algo.get_module("shared")
+        for obs in positions(ex.WINDOW):
+            adapted = {
+                "observations": obs["observation"],
+                "action_mask": obs["action_mask"].astype(np.float32),
+            }
+            assert obs["action_mask"][ex.greedy_action(module, adapted)]
+        result = ex.evaluate(module, games=1)  # the raw env raises on an illegal action
+        assert result["games"] == 1
+        algo.stop()
+    finally:
+        ray.shutdown()
