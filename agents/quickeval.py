@@ -62,13 +62,14 @@ def win_rate(
             else:
                 env.step(agent.act(env.player_view()))
         if mine:
-            obs = [envs[i].observe(envs[i].agent_selection) for i in mine]
-            o = torch.from_numpy(np.stack([x["observation"] for x in obs])).to(device)
-            m = torch.from_numpy(np.stack([x["action_mask"] for x in obs])).to(device)
-            logits, _ = net(*split_observation(o, window))
-            acts = masked_logits(logits, m).argmax(dim=1).tolist()
-            for i, a in zip(mine, acts, strict=True):
-                envs[i].step(a)
+            for chunk in by_extent(envs, mine):
+                obs = [envs[i].observe(envs[i].agent_selection) for i in chunk]
+                o = torch.from_numpy(np.stack([x["observation"] for x in obs])).to(device)
+                m = torch.from_numpy(np.stack([x["action_mask"] for x in obs])).to(device)
+                logits, _ = net(*split_observation(o, window))
+                acts = masked_logits(logits, m).argmax(dim=1).tolist()
+                for i, a in zip(chunk, acts, strict=True):
+                    envs[i].step(a)
         live = [i for i in live if not envs[i].game.over]
     wins, margins = [], []
     for env, (me, _) in zip(envs, controllers, strict=True):
@@ -78,3 +79,14 @@ def win_rate(
         )
         margins.append(scores[me] - max(s for k, s in enumerate(scores) if k != me))
     return {"win_rate": float(np.mean(wins)), "margin": float(np.mean(margins)), "games": games}
+
+
+def by_extent(envs: list, ids: list[int], size: int = 32) -> list[list[int]]:
+    """Chunks of games with similar board extents: the network runs on the union of a
+    batch's regions, so one large board would make every small one cost as much."""
+    extent = []
+    for i in ids:
+        box = envs[i].game.board.bounds()
+        extent.append(0 if box is None else max(box[1] - box[0], box[3] - box[2]))
+    order = [ids[k] for k in np.argsort(extent, kind="stable")]
+    return [order[k : k + size] for k in range(0, len(order), size)]
