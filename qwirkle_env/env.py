@@ -24,7 +24,9 @@ table's bounding box, re-centred at the start of each turn and fixed within it. 
 reach at most 5 cells past the box. Over 10,000 measured games (random and greedy players,
 2-4 seats) legal moves reached at most 19 cells from the box's centre, so W = 39 held every
 one (docs/environment.md). ``infos[agent]["outside_window"]`` counts the legal moves that
-fell outside the window in this game; a smaller ``window`` trades them for speed.
+fell outside the window in this game; a smaller ``window`` trades them for speed, and if
+every legal move of the player to move falls outside, the episode is truncated
+(``truncations`` all True, the reason in ``infos[agent]["truncated"]``).
 
 **Observation** (from the observing agent's seat), a flat float32 vector:
 
@@ -58,6 +60,7 @@ from __future__ import annotations
 
 import random
 
+import gymnasium
 import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import EzPickle
@@ -292,15 +295,27 @@ class raw_env(AECEnv, EzPickle):
             for a in self.agents:
                 self.infos[a]["outside_window"] = self.outside_window
             if not self._mask().any():
-                raise RuntimeError(
+                self._truncate(
                     f"window {w} is too small: every legal move of {self.agent_selection} lies "
                     f"outside it; use a larger window (the default {DEFAULT_WINDOW} held every "
                     "move of 10,000 measured games)"
                 )
 
+    def _truncate(self, reason: str) -> None:
+        """Ends the episode without a result: the env cannot show the game any further."""
+        gymnasium.logger.warn(reason)
+        for a in self.agents:
+            self.truncations[a] = True
+            self.infos[a]["truncated"] = reason
+        self._mask_cache = None
+
     # --- observation and mask ---------------------------------------------------------
     def observe(self, agent: AgentID) -> dict:
-        to_move = agent == self.agent_selection and not self.terminations.get(agent, True)
+        to_move = (
+            agent == self.agent_selection
+            and not self.terminations.get(agent, True)
+            and not self.truncations.get(agent, True)
+        )
         if to_move:
             mask = self._mask().copy()
         else:
@@ -322,7 +337,7 @@ class raw_env(AECEnv, EzPickle):
         mask = self._mask_array
         mask[self._mask_index] = 0
         index: list[int] = []
-        if not self.game.over:
+        if not self.game.over and not any(self.truncations.values()):
             r0, c0 = self._origin
             offsets = self._type_offsets
             for (r, c), types in self.turn.placement_options():

@@ -70,10 +70,20 @@ class PlayerView:
         return counts
 
     def placements(self) -> list:
-        """Legal placements as (((cell, tile_id), ...), points), the opening rule applied."""
+        """Legal placements as (((cell, tile_id), ...), points), the opening rule applied.
+
+        With a window (a view from the env), only placements the window can show: those
+        are the moves the env will take. The opening always fits (it starts at the centre).
+        """
         found = self.board._placements(mask_of(self.hand))
         if self.strict_opening and self.opening_size is not None:
             found = [p for p in found if len(p[0]) == self.opening_size]
+        if self.window and len(self.board):
+            r0, c0 = self.origin
+            w = self.window
+            found = [
+                p for p in found if all(0 <= r - r0 < w and 0 <= c - c0 < w for (r, c), _ in p[0])
+            ]
         return found
 
     def legal_moves(self) -> list[Move]:

@@ -105,7 +105,7 @@ class SingleAgentEnv(gymnasium.Env):
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict]:
         env = self.env
-        if env.terminations.get(self.learner, True):
+        if self._done():
             raise RuntimeError("the episode is over: call reset()")
         mask = env._mask()
         a = env.codec.check(action)
@@ -121,11 +121,12 @@ class SingleAgentEnv(gymnasium.Env):
         reward += self._play_opponents()
         obs, info = self._observe()
         terminated = bool(env.terminations.get(self.learner, False))
-        return obs, float(reward), terminated, False, info
+        truncated = bool(env.truncations.get(self.learner, False))
+        return obs, float(reward), terminated, truncated, info
 
     def action_masks(self) -> np.ndarray:
         """Boolean mask of legal actions, as sb3-contrib's MaskablePPO expects."""
-        if self.env.terminations.get(self.learner, True):
+        if self._done():
             return np.zeros(self.action_space.n, dtype=bool)
         return self.env._mask().astype(bool)
 
@@ -133,7 +134,7 @@ class SingleAgentEnv(gymnasium.Env):
         """Lets the opponents move until the learner is to move or the game is over."""
         env = self.env
         gained = 0.0
-        while not env.game.over and env.agent_selection != self.learner:
+        while not self._done() and env.agent_selection != self.learner:
             seat = env.agent_name_mapping[env.agent_selection]
             opp = self._by_seat[seat]
             view = env.player_view()
@@ -142,6 +143,12 @@ class SingleAgentEnv(gymnasium.Env):
             gained += env._cumulative_rewards[self.learner]
             env._cumulative_rewards[self.learner] = 0.0
         return gained
+
+    def _done(self) -> bool:
+        env = self.env
+        return bool(
+            env.terminations.get(self.learner, True) or env.truncations.get(self.learner, True)
+        )
 
     def _observe(self) -> tuple[np.ndarray, dict]:
         obs = self.env.observe(self.learner)

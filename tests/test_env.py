@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from pettingzoo.test import api_test, render_test, seed_test
 
-from qwirkle_env import Game, IllegalMove, env, raw_env
+from qwirkle_env import Board, Game, IllegalMove, env, raw_env
 from qwirkle_env.actions import ActionCodec
 from qwirkle_env.env import NUM_FEATURES, NUM_PLANES, observation_size, split_observation
 from qwirkle_env.tiles import Tile
@@ -377,14 +377,35 @@ def test_a_small_window_counts_the_legal_moves_it_cannot_show():
     e = raw_env(num_players=2, window=11)
     e.reset(seed=1)
     rng = np.random.default_rng(0)
-    try:
-        for _ in range(400):
-            legal = e.observe(e.agent_selection)["action_mask"].view(bool).nonzero()[0]
-            e.step(int(legal[rng.integers(len(legal))]))
-    except RuntimeError as err:  # every legal move fell outside: said, not hidden
-        assert "too small" in str(err)
+    for _ in range(400):
+        legal = e.observe(e.agent_selection)["action_mask"].view(bool).nonzero()[0]
+        e.step(int(legal[rng.integers(len(legal))]))
     assert e.outside_window > 0
     assert e.infos["player_0"]["outside_window"] == e.outside_window
+
+
+def test_a_window_showing_no_legal_move_truncates_the_episode():
+    # Two tiles far apart: the window sits between them, the bag is empty, so the player
+    # to move has legal moves but none the window can show.
+    e = raw_env(num_players=2, window=11)
+    e.reset(seed=0)
+    game = e.game
+    red, blue = Tile.parse("red circle"), Tile.parse("blue square")
+    game.board = Board({(0, 0): red, (0, 100): blue})
+    game.bag.tiles = []
+    game.hands = [[Tile.parse("red square").id], [Tile.parse("green square").id]]
+    game.opening_size = None
+    game.current = 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        e._new_turn()
+    assert e.outside_window > 0
+    assert all(e.truncations.values()) and not any(e.terminations.values())
+    assert "too small" in e.infos["player_0"]["truncated"]
+    assert not e.observe("player_0")["action_mask"].any()
+    for _ in list(e.agents):
+        e.step(None)  # PettingZoo's way out for finished agents
+    assert not e.agents
 
 
 # --- codec -------------------------------------------------------------------------------
@@ -433,3 +454,21 @@ def test_game_from_env_matches_a_game_from_the_same_engine_seed():
     e.reset(seed=123)
     g = Game(2, seed=e.game.seed)
     assert g.hands == e.game.hands and g.bag.tiles == e.game.bag.tiles
+
+
+def test_player_view_lists_only_moves_the_window_can_show():
+    e = raw_env(num_players=2, window=15)
+    e.reset(seed=3)
+    rng = np.random.default_rng(0)
+    shown = 0
+    while not e.game.over and not any(e.truncations.values()):
+        view = e.player_view()
+        if not view.turn_placed and not view.turn_exchange:
+            r0, c0 = view.origin
+            for items, _ in view.placements():
+                if len(view.board):
+                    assert all(0 <= r - r0 < 15 and 0 <= c - c0 < 15 for (r, c), _ in items)
+                shown += 1
+        legal = view.action_mask.view(bool).nonzero()[0]
+        e.step(int(legal[rng.integers(len(legal))]))
+    assert shown > 0
