@@ -144,7 +144,8 @@ class SelfPlay:
         self.codec = self.envs[0].codec
         self.make_scripted = make_scripted  # spec -> Agent
         self.scripted_specs = [s for s in cfg.scripted.split(",") if s.strip()]
-        self.scripted_cache: dict[str, object] = {}
+        # one scripted agent per (env, spec, seat): planning agents keep a per-game queue
+        self.scripted_cache: dict[tuple[int, str], list] = {}
         self.controllers: list[list] = [[] for _ in self.envs]
         self.streams = np.full((cfg.num_envs, cfg.num_players), -1, dtype=np.int64)
         self.pool_net: PolicyValueNet | None = None
@@ -164,8 +165,8 @@ class SelfPlay:
             other = POOL
         elif roll < cfg.p_pool + cfg.p_scripted and self.scripted_specs:
             spec = self.rng.choice(self.scripted_specs).strip()
-            if spec not in self.scripted_cache:
-                self.scripted_cache[spec] = [self.make_scripted(spec) for _ in range(n)]
+            if (i, spec) not in self.scripted_cache:
+                self.scripted_cache[i, spec] = [self.make_scripted(spec) for _ in range(n)]
             other = spec
         else:
             other = LEARNER
@@ -177,7 +178,7 @@ class SelfPlay:
             elif other == POOL:
                 ctl.append(POOL)
             else:
-                agent = self.scripted_cache[other][seat]
+                agent = self.scripted_cache[i, other][seat]
                 agent.reset(seat, n, self.rng.randrange(2**31))
                 ctl.append(agent)
         self.controllers[i] = ctl

@@ -142,3 +142,16 @@ def test_win_reward_matches_env():
     assert win_reward([10, 5, 3], 1) == pytest.approx(-0.5)
     assert sum(win_reward([7, 7, 1], s) for s in range(3)) == pytest.approx(0.0)
     assert env.num_players == 3
+
+
+def test_scripted_opponents_are_not_shared_between_games():
+    """Planning agents keep a per-game plan: each env needs its own instances."""
+    from agents.base import make_agent
+
+    cfg = tiny_config(p_scripted=1.0, scripted="greedy", num_envs=3)
+    play = SelfPlay(cfg, torch.device("cpu"), make_agent)
+    net = PolicyValueNet(cfg.net).eval()
+    buf = Buffer(64, W, play.codec.num_actions, NUM_FEATURES)
+    play.collect(net, buf, 30)
+    opponents = [c for ctl in play.controllers for c in ctl if not isinstance(c, str)]
+    assert len(opponents) == 3 and len({id(a) for a in opponents}) == 3
