@@ -46,9 +46,10 @@ class GameRecord:
     winners: list[int]
     qwirkles: list[int]
     moves: list[int]  # turns taken
-    think: list[float]  # seconds spent in act()
-    end: str = "rules"  # "rules", or why the harness stopped it: "dead_board", "turn_cap"
+    think: list[float]  # wall seconds spent in act()
+    end: str = "rules"  # or why it stopped early: "dead_board", "turn_cap", "truncated" (env)
     fallbacks: list[int] = field(default_factory=list)  # sub-steps taken off a stale plan
+    think_cpu: list[float] = field(default_factory=list)  # CPU seconds spent in act()
 
 
 @dataclass
@@ -167,14 +168,19 @@ def play_game(
     end = env.codec.end
     moves = [0] * n
     think = [0.0] * n
+    think_cpu = [0.0] * n
     why = "rules"
     while not env.game.over:
+        if any(env.truncations.values()):  # a window too small for every legal move
+            why = "truncated"
+            break
         name = env.agent_selection
         seat = env.agent_name_mapping[name]
         view = env.player_view(name)
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         action = agents[seat].act(view)
         think[seat] += time.perf_counter() - start
+        think_cpu[seat] += time.process_time() - cpu
         env.step(action)
         if action == end:
             moves[seat] += 1
@@ -192,6 +198,7 @@ def play_game(
         "qwirkles": count_qwirkles(game.history, n),
         "moves": moves,
         "think": think,
+        "think_cpu": think_cpu,
         "end": why,
         "fallbacks": [getattr(agent, "fallbacks", 0) for agent in agents],
     }

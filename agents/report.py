@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import csv
 import json
+from collections import Counter
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -28,6 +29,7 @@ COLUMNS = [
     ("mean_margin", "margin", "{:+.1f}"),
     ("qwirkles_per_game", "qwirkles/g", "{:.2f}"),
     ("ms_per_move", "ms/move", "{:.2f}"),
+    ("cpu_ms_per_move", "cpu ms/move", "{:.2f}"),
     ("rating", "rating", "{:+.0f}"),
 ]
 
@@ -54,6 +56,7 @@ def summarise(results: Results) -> list[dict]:
     qwirkles = np.zeros(k)
     moves = np.zeros(k)
     think = np.zeros(k)
+    cpu = np.zeros(k)
     for rec in results.records:
         n = len(rec.scores)
         for seat, i in enumerate(rec.agents):
@@ -66,6 +69,7 @@ def summarise(results: Results) -> list[dict]:
             qwirkles[i] += rec.qwirkles[seat]
             moves[i] += rec.moves[seat]
             think[i] += rec.think[seat]
+            cpu[i] += rec.think_cpu[seat] if rec.think_cpu else 0.0
     matrix = win_matrix(results)
     ratings = bradley_terry(matrix, prior=1.0) if results.records else np.zeros(k)
     rows = []
@@ -84,6 +88,7 @@ def summarise(results: Results) -> list[dict]:
                 "mean_margin": float(margin[i] / g),
                 "qwirkles_per_game": float(qwirkles[i] / g),
                 "ms_per_move": float(1000 * think[i] / max(moves[i], 1)),
+                "cpu_ms_per_move": float(1000 * cpu[i] / max(moves[i], 1)),
                 "rating": float(ratings[i]),
             }
         )
@@ -112,9 +117,12 @@ def format_table(results: Results) -> str:
         "| " + " | ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) + " |" for r in body
     ]
     n = len(results.records)
+    early = Counter(r.end for r in results.records if r.end != "rules")
+    stopped = "".join(f", {k} stopped by the harness: {v}" for k, v in sorted(early.items()))
     lines.append(
         f"\n{n} games, {results.num_players} players, duplicate deals, seed {results.seed}, "
-        f"{results.wall_s:.0f} s wall. Ratings: {RATING_METHOD}."
+        f"{results.wall_s:.0f} s wall{stopped}. ms/move: wall time in the agent per turn; "
+        f"cpu ms/move: its CPU time. Ratings: {RATING_METHOD}."
     )
     return "\n".join(lines)
 

@@ -4,7 +4,8 @@ The heuristic proposes the top ``k`` candidates. Each simulation deals the unsee
 random into a full game consistent with the view (``PlayerView.sample_game``), plays every
 candidate in a clone of that same deal (common random numbers: the candidates face the
 same opponent hands and the same bag), then lets fast greedy players go on for ``depth``
-turns, and scores the final margin. The candidate with the best mean margin is played.
+turns (to the end once the bag is empty), and scores the final margin. The candidate
+with the best mean margin is played.
 """
 
 from __future__ import annotations
@@ -51,16 +52,17 @@ def margin(game: Game, seat: int) -> float:
 class SearchAgent(PlanningAgent):
     """Determinised Monte Carlo over the heuristic's top-k moves with greedy rollouts.
 
-    ``budget`` is seconds per move; ``sims`` (if given) fixes the number of simulations
-    instead, which makes the agent reproducible whatever the machine's speed.
+    ``budget`` is CPU seconds per move (CPU, not wall, so that a busy shared machine does
+    not weaken it); ``sims`` (if given) fixes the number of simulations instead, which makes
+    the agent reproducible whatever the machine's speed.
     """
 
     def __init__(
         self,
         budget: float = 0.25,
         sims: int | None = None,
-        k: int = 6,
-        depth: int | None = 4,
+        k: int = 10,
+        depth: int | None = 2,
         **weights,
     ) -> None:
         if budget <= 0 and not sims:
@@ -85,18 +87,22 @@ class SearchAgent(PlanningAgent):
         return out
 
     def choose(self, view: PlayerView) -> Move:
+        start = time.process_time()  # the budget covers the whole decision
         cands = self.candidates(view)
         if len(cands) == 1:
             return _to_move(cands[0])
         totals = [0.0] * len(cands)
-        deadline = time.perf_counter() + self.budget
+        # With the bag empty nothing more is drawn: roll out to the end.
+        depth = None if view.bag_size == 0 else self.depth
         done = 0
         while True:
             if self.sims is not None:
                 if done >= self.sims:
                     break
-            elif done and time.perf_counter() >= deadline:
-                break
+            elif done:
+                spent = time.process_time() - start
+                if spent + spent / done > self.budget:  # the next one would overrun
+                    break
             deal = view.sample_game(self.rng)
             seed = self.rng.randrange(2**31)
             for i, cand in enumerate(cands):
@@ -105,7 +111,7 @@ class SearchAgent(PlanningAgent):
                     game._apply_placement(list(cand[1]))
                 else:
                     game._apply_exchange(list(cand[1]))
-                greedy_rollout(game, self.depth, random.Random(seed))
+                greedy_rollout(game, depth, random.Random(seed))
                 totals[i] += margin(game, view.seat)
             done += 1
         best = max(range(len(cands)), key=lambda i: (totals[i], -i))
