@@ -74,7 +74,7 @@ def play_human(
     agent.reset(1 - human_seat, 2, seed)
     moves: list = []
     write(f"You are player {human_seat} against {agent_spec}. Type help for commands.")
-    while not env.game.over:
+    while not (env.game.over or any(env.truncations.values())):
         seat = env.agent_name_mapping[env.agent_selection]
         if seat != human_seat:
             action = agent.act(env.player_view())

@@ -16,7 +16,7 @@ import torch
 from qwirkle_env.env import NUM_FEATURES, raw_env
 
 from .network import PolicyValueNet, masked_logits
-from .selfplay import Buffer, win_reward
+from .selfplay import Buffer, episode_over, win_reward
 
 
 def teacher_games(cfg, make_agent, games: int, seed: int) -> Buffer:
@@ -32,7 +32,7 @@ def teacher_games(cfg, make_agent, games: int, seed: int) -> Buffer:
         for seat, agent in enumerate(agents):
             agent.reset(seat, n, rng.randrange(2**31))
         streams: list[list[int]] = [[] for _ in range(n)]
-        while not env.game.over:
+        while not episode_over(env):
             name = env.agent_selection
             seat = env.agent_name_mapping[name]
             if streams[seat]:

@@ -15,7 +15,7 @@ import torch
 from qwirkle_env.env import raw_env, split_observation
 
 from .network import PolicyValueNet, masked_logits
-from .selfplay import win_reward
+from .selfplay import episode_over, win_reward
 
 
 @torch.no_grad()
@@ -70,7 +70,7 @@ def win_rate(
                 acts = masked_logits(logits, m).argmax(dim=1).tolist()
                 for i, a in zip(chunk, acts, strict=True):
                     envs[i].step(a)
-        live = [i for i in live if not envs[i].game.over]
+        live = [i for i in live if not episode_over(envs[i])]
     wins, margins = [], []
     for env, (me, _) in zip(envs, controllers, strict=True):
         scores = list(env.game.scores)

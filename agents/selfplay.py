@@ -23,6 +23,11 @@ from .network import PolicyValueNet, masked_distribution
 LEARNER, POOL = "learner", "pool"
 
 
+def episode_over(env) -> bool:
+    """The game ended, or the env truncated it (no legal move fits a small window)."""
+    return env.game.over or any(env.truncations.values())
+
+
 def win_reward(scores: list[int], seat: int) -> float:
     """The env's "win" reward: +1/-1 with two players, zero-sum and shared on ties."""
     n, top = len(scores), max(scores)
@@ -152,6 +157,7 @@ class SelfPlay:
         self.pool_states: list[dict] = []
         self.margin_coef = cfg.margin_coef_start
         self.finished: list[dict] = []  # per learner seat and game: reward, win, margin
+        self.truncated = 0  # learner seats of games the env truncated (tiny windows only)
         for i in range(cfg.num_envs):
             self._new_game(i, None)
 
@@ -187,15 +193,19 @@ class SelfPlay:
     def _end_game(self, i: int, buf: Buffer) -> None:
         env = self.envs[i]
         scores = list(env.game.scores)
+        truncated = not env.game.over  # no result: the shaping alone, nothing recorded
         for seat, ctl in enumerate(self.controllers[i]):
             if ctl != LEARNER:
                 continue
             last = self.streams[i, seat]
-            win = win_reward(scores, seat)
+            win = 0.0 if truncated else win_reward(scores, seat)
             if last >= 0:
                 cum = env._cumulative_rewards[env.possible_agents[seat]]
                 buf.rewards[last] += self._shaped(cum) + self.cfg.win_coef * win
                 buf.dones[last] = True
+            if truncated:
+                self.truncated += 1
+                continue
             margin = scores[seat] - max(s for k, s in enumerate(scores) if k != seat)
             versus = (
                 "self"
@@ -267,7 +277,7 @@ class SelfPlay:
             for i, action in actions.items():
                 env = self.envs[i]
                 env.step(action)
-                if env.game.over:
+                if episode_over(env):
                     self._end_game(i, buf)
 
     def remap(self, mapping: dict[int, int]) -> None:

@@ -55,7 +55,8 @@ def test_streams_link_forward_and_games_end(rollout):
     assert np.all(buf.next[:n][linked] > np.flatnonzero(linked))  # next is always later
     assert len(set(buf.next[:n][linked].tolist())) == linked.sum()  # one predecessor each
     # a finished self-play game closes one transition per seat
-    assert buf.dones[:n].sum() == len(play.finished) > 0
+    assert buf.dones[:n].sum() == len(play.finished) + play.truncated
+    assert len(play.finished) > 0
     pending = ~buf.dones[:n] & ~linked
     assert pending.sum() <= play.cfg.num_envs * play.cfg.num_players
 
@@ -155,3 +156,13 @@ def test_scripted_opponents_are_not_shared_between_games():
     play.collect(net, buf, 30)
     opponents = [c for ctl in play.controllers for c in ctl if not isinstance(c, str)]
     assert len(opponents) == 3 and len({id(a) for a in opponents}) == 3
+
+
+def test_truncated_episodes_end_the_game():
+    from types import SimpleNamespace
+
+    from agents.selfplay import episode_over
+
+    running = SimpleNamespace(game=SimpleNamespace(over=False), truncations={"player_0": False})
+    cut = SimpleNamespace(game=SimpleNamespace(over=False), truncations={"player_0": True})
+    assert not episode_over(running) and episode_over(cut)
