@@ -144,12 +144,14 @@ def save_results(results: Results, out_dir: Path) -> dict[str, Path]:
     data["rating_method"] = RATING_METHOD
     data["win_matrix"] = win_matrix(results).tolist()
     paths["json"].write_text(json.dumps(data, indent=1))
-    plot_summary(rows, paths["plot"], title=f"{len(results.records)} duplicate games")
+    title = f"{len(results.records)} duplicate games, {results.num_players} players"
+    plot_summary(rows, paths["plot"], title=title, chance=1.0 / results.num_players)
     return paths
 
 
-def plot_summary(rows: list[dict], path: Path, title: str = "") -> None:
-    """Win rates with their 95% Wilson intervals, and ratings, one bar per agent."""
+def plot_summary(rows: list[dict], path: Path, title: str = "", chance: float = 0.5) -> None:
+    """Win rates with their 95% Wilson intervals (dashed: the rate of an equal player),
+    and ratings, one bar per agent."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -170,7 +172,7 @@ def plot_summary(rows: list[dict], path: Path, title: str = "") -> None:
     )
     fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(4 + 1.2 * len(rows), 3.6))
     ax1.bar(x, rate, yerr=err, capsize=4, color="tab:blue")
-    ax1.axhline(1.0 / 2 if len(rows) == 2 else 1.0 / len(rows), color="grey", lw=0.8, ls="--")
+    ax1.axhline(chance, color="grey", lw=0.8, ls="--")
     ax1.set_ylim(0, 1)
     ax1.set_ylabel("win rate (95% Wilson)")
     ax2.bar(x, [r["rating"] for r in rows], color="tab:orange")

@@ -14,6 +14,7 @@ import random
 import time
 
 from qwirkle_env.game import Game
+from qwirkle_env.hand import HAND_SIZE
 from qwirkle_env.moves import Move
 from qwirkle_env.view import PlayerView
 
@@ -81,8 +82,11 @@ class SearchAgent(PlanningAgent):
             ranked = Evaluator(view, self.weights).ranked(found)
             out = [("place", items) for _, items in ranked[: self.k]]
         if view.bag_size and view.opening_size is None:
+            # The greedy rule's exchange competes too, unless the bag is nearly empty and
+            # there are plenty of placements (exchanging that late rarely pays).
             ids = exchange_rule(view.hand, view.bag_size, self.rng)
-            if ids and (not found or len(out) < self.k or view.bag_size >= 6):
+            late = view.bag_size < HAND_SIZE
+            if ids and not (late and len(out) >= self.k):
                 out.append(("exchange", ids))
         return out
 
