@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
-import sys
-from pathlib import Path
 
 import pytest
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # train.py at the repo root
 import train  # noqa: E402
 from agents.checkpoint import FORMAT, VERSION, _digest, load_checkpoint
 from agents.network import NetConfig, PolicyValueNet
