@@ -378,8 +378,9 @@ def _as_tile(tile: object) -> Tile:
     raise TypeError(f"expected a Tile, got {tile!r} (make one with Tile(Color.RED, Shape.SQUARE))")
 
 
-def _normalise(placement: Iterable[tuple[Cell, Tile]]) -> list[tuple[Cell, int]]:
-    items = []
+def _pairs(placement: Iterable[tuple[Cell, Tile]]) -> list[tuple[Cell, Tile]]:
+    """The placement as checked ((row, col), Tile) pairs; TypeError says what is wrong."""
+    pairs = []
     for entry in placement:
         try:
             cell, tile = entry
@@ -387,8 +388,12 @@ def _normalise(placement: Iterable[tuple[Cell, Tile]]) -> list[tuple[Cell, int]]
             raise TypeError(
                 f"a placement is a list of ((row, col), Tile) pairs; got {entry!r}"
             ) from None
-        items.append((_as_cell(cell), _as_tile(tile).id))
-    return items
+        pairs.append((_as_cell(cell), _as_tile(tile)))
+    return pairs
+
+
+def _normalise(placement: Iterable[tuple[Cell, Tile]]) -> list[tuple[Cell, int]]:
+    return [(cell, tile.id) for cell, tile in _pairs(placement)]
 
 
 __all__ = ["Board", "Cell", "IllegalMove", "Placement", "compat_of"]

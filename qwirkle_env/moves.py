@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from .board import Cell, _as_cell, _as_tile
+from .board import Cell, _as_tile, _pairs
 from .tiles import Tile
 
 
@@ -16,16 +16,7 @@ class Placement:
     tiles: tuple[tuple[Cell, Tile], ...]
 
     def __init__(self, tiles: Iterable[tuple[Cell, Tile]]) -> None:
-        pairs = []
-        for entry in tiles:
-            try:
-                cell, tile = entry
-            except (TypeError, ValueError):
-                raise TypeError(
-                    f"a placement is a list of ((row, col), Tile) pairs; got {entry!r}"
-                ) from None
-            pairs.append((_as_cell(cell), _as_tile(tile)))
-        object.__setattr__(self, "tiles", tuple(sorted(pairs)))
+        object.__setattr__(self, "tiles", tuple(sorted(_pairs(tiles))))
 
     def __len__(self) -> int:
         return len(self.tiles)

@@ -37,6 +37,20 @@ def random_game(e, rng, on_step=None):
     return steps
 
 
+def rewards_of_a_random_game(e, rng) -> dict:
+    """Each agent's rewards summed over a random game, as ``last()`` hands them out."""
+    totals = dict.fromkeys(e.possible_agents, 0.0)
+    for agent in e.agent_iter():
+        obs, reward, term, trunc, _ = e.last()
+        totals[agent] += reward
+        if term or trunc:
+            e.step(None)
+            continue
+        legal = obs["action_mask"].view(bool).nonzero()[0]
+        e.step(int(legal[rng.integers(len(legal))]))
+    return totals
+
+
 # --- PettingZoo's own tests --------------------------------------------------------------
 @pytest.mark.parametrize("num_players", PLAYERS)
 @pytest.mark.parametrize("reward", REWARDS)
@@ -247,16 +261,7 @@ def test_points_rewards_sum_to_the_engine_final_scores(num_players):
     for seed in range(4):
         e = raw_env(num_players=num_players, reward="points")
         e.reset(seed=seed)
-        totals = dict.fromkeys(e.possible_agents, 0.0)
-        rng = np.random.default_rng(seed)
-        for agent in e.agent_iter():
-            obs, reward, term, trunc, _ = e.last()
-            totals[agent] += reward
-            if term or trunc:
-                e.step(None)
-                continue
-            legal = obs["action_mask"].view(bool).nonzero()[0]
-            e.step(int(legal[rng.integers(len(legal))]))
+        totals = rewards_of_a_random_game(e, np.random.default_rng(seed))
         assert [totals[a] for a in e.possible_agents] == e.game.scores
         assert e.outside_window == 0
 
@@ -266,16 +271,7 @@ def test_margin_rewards_are_zero_sum_and_win_rewards_follow_the_ranking(num_play
     for mode in ("margin", "win"):
         e = raw_env(num_players=num_players, reward=mode)
         e.reset(seed=7)
-        totals = dict.fromkeys(e.possible_agents, 0.0)
-        rng = np.random.default_rng(0)
-        for agent in e.agent_iter():
-            obs, reward, term, trunc, _ = e.last()
-            totals[agent] += reward
-            if term or trunc:
-                e.step(None)
-                continue
-            legal = obs["action_mask"].view(bool).nonzero()[0]
-            e.step(int(legal[rng.integers(len(legal))]))
+        totals = rewards_of_a_random_game(e, np.random.default_rng(0))
         assert sum(totals.values()) == pytest.approx(0.0, abs=1e-9)
         if mode == "win":
             winners = e.game.winners()
