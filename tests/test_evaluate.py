@@ -154,3 +154,19 @@ def test_dead_board_is_detected() -> None:
     assert dead_board(game)
     game.board = Board({cell: t for cell, t in tiles.items() if cell != (2, 5)})
     assert not dead_board(game)  # one diamond still to come
+
+
+def test_strength_benchmark_quick_run(tmp_path) -> None:
+    """The one command behind docs/strength.md, on a few games and a tiny search budget."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    out = tmp_path / "strength.md"
+    cmd = [sys.executable, "benchmarks/strength.py", "--quick", "--budget", "0.01",
+           "--processes", "1", "--out", str(out), "--runs", str(tmp_path / "runs")]  # fmt: skip
+    subprocess.run(cmd, cwd=root, check=True, capture_output=True, timeout=300)
+    page = out.read_text()
+    assert page.count("Target: ") == 3 and "duplicate deals" in page
+    assert (tmp_path / "runs" / "search_vs_greedy" / "summary.csv").is_file()

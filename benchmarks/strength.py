@@ -1,0 +1,143 @@
+"""How strong are the scripted agents? Duplicate 2-player matches, written to docs/strength.md.
+
+    python benchmarks/strength.py                   # about 25 min on 2 busy cores
+    python benchmarks/strength.py --quick           # a smoke run of a few games
+
+Three matches through ``agents.evaluate.run_tournament`` (duplicate deals, seed 0), each
+against a target from the evaluation issue:
+
+- greedy vs random, 400 games: greedy wins >= 95%;
+- heuristic vs greedy, 400 games: the 95% Wilson interval of its win rate is above 50%;
+- search vs greedy, 200 games at <= 0.25 s per move: search wins >= 60%.
+
+Prints each table, then writes the Markdown page with the tables, the verdicts and the
+command. The full results (CSV, JSON, plots) go under ``runs/strength/``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from agents.evaluate import run_tournament  # noqa: E402
+
+
+def matches(budget: float, quick: bool) -> list[dict]:
+    scale = 0.02 if quick else 1.0
+    return [
+        dict(agents=["greedy", "random"], games=400, target="greedy wins >= 95%",
+             ok=lambda row: row["win_rate"] >= 0.95),
+        dict(agents=["heuristic", "greedy"], games=400,
+             target="heuristic's 95% interval above 50%", ok=lambda row: row["ci_low"] > 0.5),
+        dict(agents=[f"search:budget={budget:g}", "greedy"], games=200,
+             target=f"search wins >= 60% at <= {budget:g} s (CPU) per move",
+             ok=lambda row: row["win_rate"] >= 0.6 and row["cpu_ms_per_move"] <= 1000 * budget),
+    ] if not quick else [
+        dict(m, games=max(2, int(m["games"] * scale))) for m in matches(budget, False)
+    ]  # fmt: skip
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--processes", type=int, default=2)
+    parser.add_argument("--budget", type=float, default=0.25, help="search seconds per move")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--out", default="docs/strength.md")
+    parser.add_argument("--runs", default="runs/strength", help="folder for CSV/JSON/plots")
+    parser.add_argument("--quick", action="store_true", help="a few games, for a smoke test")
+    args = parser.parse_args()
+    start = time.time()
+    sections = []
+    for m in matches(args.budget, args.quick):
+        name = "_vs_".join(a.split(":")[0] for a in m["agents"])
+        res = run_tournament(m["agents"], m["games"], 2, seed=args.seed,
+                             processes=args.processes, out_dir=Path(args.runs) / name)  # fmt: skip
+        table = res.table()
+        print(table, flush=True)
+        row = res.summary()[0]
+        verdict = "met" if m["ok"](row) else "MISSED"
+        sections.append(
+            f"### {' vs '.join(m['agents'])} ({len(res.records)} games)\n\n"
+            f"Target: {m['target']}. **{verdict}**: {row['agent']} won "
+            f"{row['win_rate']:.1%} (95% interval {row['ci_low']:.1%}–{row['ci_high']:.1%}), "
+            f"mean margin {row['mean_margin']:+.1f} points, "
+            f"{row['cpu_ms_per_move']:.1f} ms CPU ({row['ms_per_move']:.1f} ms wall) per move."
+            f"\n\n{table}\n"
+        )
+    minutes = (time.time() - start) / 60
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    page = PAGE.format(
+        command=" ".join(["python", "benchmarks/strength.py", *sys.argv[1:]]),
+        python=platform.python_version(),
+        cpus=os.cpu_count(),
+        minutes=minutes,
+        load=load,
+        sections="\n".join(sections),
+    )
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text(page)
+    print(f"wrote {args.out} in {minutes:.1f} min")
+
+
+PAGE = """# Strength of the scripted agents
+
+Made by one command (`{command}`), on the project's {cpus}-core machine
+(Python {python}, other jobs sharing it: load average {load:.1f} at the end), in
+{minutes:.0f} minutes. Every match is played through the AEC env with **duplicate deals**:
+each env seed is played once per seat rotation, so both agents get both starting hands.
+
+How to read the tables: wins count a shared win as 1/k; the interval is the 95% Wilson
+interval of the win rate (it treats the games as independent, which the paired deals make
+slightly conservative); margin is own score minus the opponent's; qwirkles/g are lines of
+six completed per game; ms/move is wall time per turn inside the agent and cpu ms/move
+the CPU time (the search budget is CPU time, so a busy machine does not weaken it, but it
+does stretch the wall time). Ratings: Bradley-Terry maximum likelihood on the Elo scale.
+
+The agents (`agents/`): **random** picks uniformly among the full legal moves; **greedy**
+plays the highest-scoring placement; **heuristic** adds judgement (Qwirkles opened for the
+opponent, lines opened, tiles kept, an exact reply check once the bag is empty);
+**search** is a determinised Monte Carlo search over the heuristic's top moves with greedy
+rollouts. Full results (CSV, JSON with every game, plots): `runs/strength/`.
+
+{sections}
+## How the agents were tuned (earlier runs, not repeated by this command)
+
+Duplicate 2-player games against greedy on seeds 1000+ (not the seeds above), played on
+the engine directly (same agents, no env), on the same machine:
+
+| agent and options | games | win % | margin |
+|---|---|---|---|
+| heuristic v1: kept-tile synergy x1, Qwirkle risk x12 | 400 | 39.9 | -6.3 |
+| heuristic, the risk term alone | 400 | 53.1 | +2.7 |
+| heuristic, weights fitted to rollout values, 12 looked at | 600 | 57.5 | +4.9 |
+| the same, 20 looked at closely (the default) | 800 | 59.7 | +5.6 |
+| search 0.05 s, rollouts to the end of the game | 100 | 9.5 | -31.3 |
+| search 0.05 s, rollouts of 2 turns | 100 | 60.5 | +7.8 |
+| search 0.1 s, 6 candidates, 1 turn | 120 | 62.5 | +6.5 |
+| search 0.1 s, 6 candidates, 2 turns | 120 | 60.8 | +7.2 |
+| search 0.1 s, 6 candidates, 3 turns | 120 | 47.5 | +1.5 |
+| search 0.1 s, 4 candidates, 2 turns, to the end once the bag is empty | 120 | 61.3 | +7.4 |
+| search 0.1 s, 6 candidates, the same | 120 | 66.7 | +11.4 |
+| search 0.1 s, 10 candidates, the same (the default) | 120 | 72.9 | +11.6 |
+| search 0.1 s, 16 candidates, the same | 120 | 64.2 | +9.1 |
+| search 0.1 s, 10 candidates, 1 turn, to the end once the bag is empty | 120 | 60.4 | +6.4 |
+
+Full-game greedy rollouts are too noisy to rank moves a few points apart (the final margin
+varies by tens of points), which is why the search looks only two turns ahead until the
+bag is empty, when the game is short and every hidden tile is in the opponent's hand.
+The heuristic's fitted weights say the expected Qwirkle given away is worth less than the
+12+ points it scores (2.7 points per unit chance: a two-ply view, and the opponent's greedy
+reply often has a good alternative anyway), that each kept tile costs about 0.6 points
+(fresh draws are worth more than an average kept tile) and that the synergy of kept tiles
+is nearly worthless (0.05); the version that weighted synergy by 1 lost to greedy.
+"""
+
+
+if __name__ == "__main__":
+    main()
