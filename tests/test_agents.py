@@ -228,3 +228,18 @@ def test_fit_heuristic_recovers_known_weights() -> None:
     view = env.player_view()
     items, pts = view.placements()[0]
     assert len(features(view, items, pts)) == len(FEATURES)
+
+
+def test_stale_plan_without_a_usable_mask_fails_clearly() -> None:
+    env = raw_env(num_players=2)
+    env.reset(seed=2)
+    first = make_agent("greedy")
+    first.reset(env.agent_name_mapping[env.agent_selection], 2, 0)
+    env.step(first.act(env.player_view()))
+    view = env.player_view()
+    agent = make_agent("greedy")
+    agent.reset(0, 2, 1)
+    with pytest.raises(RuntimeError, match="no legal action"):
+        agent.act(dataclasses.replace(view, action_mask=np.zeros_like(view.action_mask)))
+    with pytest.raises(RuntimeError, match="carries no action mask"):
+        agent.act(dataclasses.replace(view, action_mask=None))
