@@ -42,11 +42,12 @@ def _line_points(length: int) -> int:
 class Board:
     """Tiles on the table, with legality and scoring of placements."""
 
-    __slots__ = ("_cells", "_front")
+    __slots__ = ("_cells", "_front", "_box")
 
     def __init__(self, tiles: Mapping[Cell, Tile] | None = None) -> None:
         self._cells: dict[Cell, int] = {}
         self._front: dict[Cell, tuple[int, ...]] = {}
+        self._box: tuple[int, int, int, int] | None = None  # bounds(), kept up to date
         if tiles:
             for cell, tile in tiles.items():
                 self._cells[_as_cell(cell)] = _as_tile(tile).id
@@ -80,15 +81,16 @@ class Board:
         new = Board.__new__(Board)
         new._cells = dict(self._cells)
         new._front = dict(self._front)
+        new._box = self._box
         return new
 
     def bounds(self) -> tuple[int, int, int, int] | None:
         """(min_row, max_row, min_col, max_col) of the tiles, None when empty."""
-        if not self._cells:
-            return None
-        rows = [r for r, _ in self._cells]
-        cols = [c for _, c in self._cells]
-        return min(rows), max(rows), min(cols), max(cols)
+        if self._box is None and self._cells:
+            rows = [r for r, _ in self._cells]
+            cols = [c for _, c in self._cells]
+            self._box = (min(rows), max(rows), min(cols), max(cols))
+        return self._box
 
     def fits(self, cell: Cell) -> list[Tile]:
         """Tile types that could go on ``cell`` alone this turn."""
@@ -207,9 +209,16 @@ class Board:
         """Puts already-checked tiles down and refreshes the frontier around them."""
         cells = self._cells
         front = self._front
+        box = self.bounds()
         for cell, t in items:
             cells[cell] = t
             front.pop(cell, None)
+            r, c = cell
+            if box is None:
+                box = (r, r, c, c)
+            elif not (box[0] <= r <= box[1] and box[2] <= c <= box[3]):
+                box = (min(box[0], r), max(box[1], r), min(box[2], c), max(box[3], c))
+        self._box = box
         touched = set()
         for (r, c), _ in items:
             for dr, dc in _STEPS:

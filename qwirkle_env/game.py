@@ -144,7 +144,7 @@ class Game:
             self.over = True
         self.scores[seat] += points
         if move is None:
-            move = Placement((cell, Tile.from_id(t)) for cell, t in items)
+            move = Placement._of_ids(items)
         self.history.append((seat, move, points))
         if not self.over:
             self._advance()

@@ -18,6 +18,13 @@ class Placement:
     def __init__(self, tiles: Iterable[tuple[Cell, Tile]]) -> None:
         object.__setattr__(self, "tiles", tuple(sorted(_pairs(tiles))))
 
+    @classmethod
+    def _of_ids(cls, items) -> Placement:
+        """From ((row, col), tile_id) pairs the engine has already checked: no re-parsing."""
+        move = object.__new__(cls)
+        object.__setattr__(move, "tiles", tuple(sorted((c, Tile.from_id(t)) for c, t in items)))
+        return move
+
     def __len__(self) -> int:
         return len(self.tiles)
 
