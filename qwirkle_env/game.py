@@ -181,8 +181,25 @@ class Game:
             return True
         return self.board.can_place(mask_of(self.hands[seat]))
 
+    def table_is_dead(self) -> bool:
+        """No tile still off the table fits anywhere, so no placement can ever come again.
+
+        The rule book ends a game only once the bag is empty; on a dead table with tiles in
+        the bag the players could only exchange forever. (choice) Such a game ends at once,
+        with no bonus, like a blocked game (docs/RULES.md, "Decided by this project").
+        """
+        if not len(self.board):
+            return False
+        on_table = Counter(self.board._cells.values())
+        off_table = mask_of(t for t in range(NUM_TYPES) if on_table[t] < COPIES)
+        return not self.board.can_place(off_table)
+
     def _advance(self) -> None:
         """Passes the turn on, skipping players who can do nothing; ends a dead game."""
+        if self.bag.tiles and self.history and isinstance(self.history[-1][1], Placement):
+            if self.table_is_dead():
+                self.over = True
+                return
         n = self.num_players
         for step in range(1, n + 1):
             seat = (self.current + step) % n

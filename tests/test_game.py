@@ -497,3 +497,34 @@ def test_clone_is_independent_and_plays_on_identically():
     assert twin == game
     twin.apply(twin.legal_moves()[0])
     assert twin != game and len(twin.history) == len(game.history) + 1
+
+
+def _dead_table_game() -> Game:
+    """A 6x6 grid (row k all shape k, column c all colour c) short of its corner, the
+    player to move holding the corner tile: placing it leaves no cell where any tile fits."""
+    grid = {(s, c): Tile(c, s) for s in range(6) for c in range(6) if (s, c) != (5, 5)}
+    game = Game(2, seed=0)
+    game.board = Board(grid)
+    rest = [t for t in range(36) for _ in range(3)]
+    for tile in grid.values():
+        rest.remove(tile.id)
+    corner = Tile(5, 5).id
+    rest.remove(corner)
+    game.hands = [sorted([corner, *rest[:5]]), sorted(rest[5:11])]
+    game.bag.tiles = rest[11:]
+    game.opening_size = None
+    game.current = 0
+    return Game.from_dict(game.to_dict())  # a consistent, saveable state
+
+
+def test_choice_dead_table_ends_the_game_without_bonus():
+    game = _dead_table_game()
+    assert not game.table_is_dead()
+    points = game.apply(Placement([((5, 5), Tile(5, 5))]))
+    assert points == 24  # two Qwirkles: row 5 and column 5
+    assert game.table_is_dead() and game.bag_size > 0
+    assert game.over and game.bonus_seat is None
+    assert game.legal_moves() == []
+    with pytest.raises(IllegalMove, match="game over"):
+        game.apply(Exchange([Tile.from_id(game.hands[1][0])]))
+    assert Game.from_dict(game.to_dict()) == game
