@@ -66,27 +66,9 @@ class BoardExtractor(BaseFeaturesExtractor):
         return self.head(torch.cat((self.conv(planes), feats), dim=1))
 
 
-class InWindow:
-    """A scripted opponent that plays a random legal sub-step when its planned move lies
-    outside a small window (agents.base.PlanningAgent raises ValueError there)."""
-
-    def __init__(self, agent) -> None:
-        self.agent, self.rng = agent, np.random.default_rng()
-
-    def reset(self, seat: int, num_players: int, seed: int | None = None) -> None:
-        self.agent.reset(seat, num_players, seed)
-        self.rng = np.random.default_rng(seed)
-
-    def act(self, view: PlayerView) -> int:
-        try:
-            return self.agent.act(view)
-        except ValueError:
-            return int(self.rng.choice(np.flatnonzero(view.action_mask)))
-
-
 def train(steps: int, opp: str = "greedy", window: int = WINDOW, seed: int = 0) -> MaskablePPO:
     """MaskablePPO with a "margin" reward: dense, and zero-sum like winning."""
-    rival = RandomOpponent() if opp == "random" else InWindow(make_agent(opp))
+    rival = RandomOpponent() if opp == "random" else make_agent(opp)
     env = SingleAgentEnv(opponents=rival, seat=None, window=window, reward="margin")
     n = min(512, steps)
     policy_kwargs = {"features_extractor_class": BoardExtractor, "net_arch": [128]}
