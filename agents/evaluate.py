@@ -98,20 +98,8 @@ def count_qwirkles(history: list, num_players: int) -> list[int]:
         if not isinstance(move, Placement):
             continue
         board.play(move.tiles)
-        cells = board._cells
-        seen = set()
-        for (r, c), _ in move.tiles:
-            for dr, dc in ((0, 1), (1, 0)):
-                lo = (r, c)
-                while (lo[0] - dr, lo[1] - dc) in cells:
-                    lo = (lo[0] - dr, lo[1] - dc)
-                if (lo, dr) in seen:
-                    continue
-                seen.add((lo, dr))
-                n, q = 0, lo
-                while q in cells:
-                    n, q = n + 1, (q[0] + dr, q[1] + dc)
-                counts[seat] += n == 6
+        runs = board.runs_through(cell for cell, _ in move.tiles)
+        counts[seat] += sum(n == 6 for _, _, _, n in runs)
     return counts
 
 

@@ -74,28 +74,16 @@ def lines_through(board: Board, items) -> list[tuple[int, int]]:
     ``board`` already holds the placed tiles. The mask (tile types that would make a line of
     five a Qwirkle at one of its ends) is 0 for other lengths.
     """
-    cells = board._cells
     front = board._front
-    seen = set()
     out = []
-    for (r, c), _ in items:
-        for dr, dc in ((0, 1), (1, 0)):
-            lo = (r, c)
-            while (lo[0] - dr, lo[1] - dc) in cells:
-                lo = (lo[0] - dr, lo[1] - dc)
-            if (lo, dr) in seen:
-                continue
-            seen.add((lo, dr))
-            hi, n = lo, 1
-            while (hi[0] + dr, hi[1] + dc) in cells:
-                hi, n = (hi[0] + dr, hi[1] + dc), n + 1
-            mask = 0
-            if n == 5:
-                for end in ((lo[0] - dr, lo[1] - dc), (hi[0] + dr, hi[1] + dc)):
-                    info = front.get(end)
-                    if info is not None:
-                        mask |= info[FIT_H] & info[FIT_V]
-            out.append((n, mask))
+    for lo, hi, (dr, dc), n in board.runs_through(cell for cell, _ in items):
+        mask = 0
+        if n == 5:
+            for end in ((lo[0] - dr, lo[1] - dc), (hi[0] + dr, hi[1] + dc)):
+                info = front.get(end)
+                if info is not None:
+                    mask |= info[FIT_H] & info[FIT_V]
+        out.append((n, mask))
     return out
 
 

@@ -120,6 +120,29 @@ class Board:
         }
         return sorted(found)
 
+    def runs_through(self, cells: Iterable[Cell]) -> list[tuple[Cell, Cell, Cell, int]]:
+        """Each distinct maximal run of tiles through these (occupied) cells, along rows and
+        along columns, as (first cell, last cell, step, length); a lone tile is a run of 1.
+
+        What scorers and judges of a placement walk: its lines, each once.
+        """
+        tiles = self._cells
+        seen = set()
+        out = []
+        for r, c in cells:
+            for dr, dc in ((0, 1), (1, 0)):
+                lo = (r, c)
+                while (lo[0] - dr, lo[1] - dc) in tiles:
+                    lo = (lo[0] - dr, lo[1] - dc)
+                if (lo, dr) in seen:
+                    continue
+                seen.add((lo, dr))
+                hi, n = lo, 1
+                while (hi[0] + dr, hi[1] + dc) in tiles:
+                    hi, n = (hi[0] + dr, hi[1] + dc), n + 1
+                out.append((lo, hi, (dr, dc), n))
+        return out
+
     def can_place(self, hand_mask: int) -> bool:
         """Whether any tile of the hand (a tile mask) fits anywhere."""
         if not hand_mask:

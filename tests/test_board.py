@@ -396,3 +396,12 @@ def test_legal_placements_are_sorted_distinct_and_all_score():
     # A hand with a tile twice lists the same moves as with it once.
     assert found == board.legal_placements(sorted(set(hand)))
     assert board.legal_placements([]) == []
+
+
+def test_runs_through_lists_each_line_of_the_cells_once():
+    board = Board({(0, c): Tile(Color.RED, c) for c in range(3)} | {(1, 0): Tile(Color.ORANGE, 0)})
+    runs = board.runs_through([(0, 0), (0, 1), (1, 0)])
+    assert ((0, 0), (0, 2), (0, 1), 3) in runs  # the row, once for two of its cells
+    assert ((0, 0), (1, 0), (1, 0), 2) in runs  # the column through (0, 0) and (1, 0)
+    assert ((0, 1), (0, 1), (1, 0), 1) in runs  # a lone tile in its column
+    assert len(runs) == 4  # plus (1, 0) alone in its row
