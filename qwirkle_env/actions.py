@@ -65,7 +65,10 @@ class ActionCodec:
 
     def decode(self, action: int) -> tuple:
         """("place", tile_id, row, col), ("exchange", tile_id) or ("end",)."""
-        action = self.check(action)
+        return self._decode(self.check(action))
+
+    def _decode(self, action: int) -> tuple:
+        """``decode`` of an action already checked to be an int in range."""
         if action == self.end:
             return ("end",)
         if action >= self.exchange_base:

@@ -97,6 +97,16 @@ REACH = 5  # a placement reaches at most this many cells past the bounding box
 REWARD_MODES = ("win", "points", "margin")
 
 
+def _set(array: np.ndarray, index: list[int], value: int) -> None:
+    """array[index] = value; element by element for a few entries, where numpy's fancy
+    indexing costs more than the work."""
+    if len(index) > 24:
+        array[np.array(index, dtype=np.intp)] = value
+    else:
+        for i in index:
+            array[i] = value
+
+
 def env(**kwargs) -> AECEnv:
     """The env with PettingZoo's usual wrappers: an illegal action ends the game, -1 to its
     maker; out-of-range actions fail an assertion; order of calls is enforced."""
@@ -161,7 +171,7 @@ class raw_env(AECEnv, EzPickle):
         self._seeder: random.Random | None = None
         self.game: Game | None = None
         self._mask_array = np.zeros(self.codec.num_actions, dtype=np.int8)
-        self._mask_index = np.zeros(0, dtype=np.intp)
+        self._mask_index: list[int] = []  # the entries _mask set last
         self._type_offsets: dict[int, list[int]] = {}  # tile mask -> t * W * W of its tiles
         self._observer = Observer(window, num_players)
 
@@ -209,17 +219,19 @@ class raw_env(AECEnv, EzPickle):
         self._cumulative_rewards[agent] = 0.0
         self.rewards = {x: 0.0 for x in self.agents}
         turn = self.turn
-        kind = self.codec.decode(a)
+        kind = self.codec._decode(a)
         gained = 0
         if kind[0] == "place":
             _, t, r, c = kind
             turn.place((self._origin[0] + r, self._origin[1] + c), t, checked=True)
             self._observer.place(r, c, t)
+            self._observer.took(turn, t, exchanged=False)
             if self.reward_mode != "win":
                 points = turn.points_so_far()
                 gained, self._turn_points = points - self._turn_points, points
         elif kind[0] == "exchange":
             turn.add_exchange(kind[1])
+            self._observer.took(turn, kind[1], exchanged=True)
         else:
             gained = turn.commit() - self._turn_points
         self._give(self.agent_name_mapping[agent], gained)
@@ -335,7 +347,7 @@ class raw_env(AECEnv, EzPickle):
         codec = self.codec
         w = self.window
         mask = self._mask_array
-        mask[self._mask_index] = 0
+        _set(mask, self._mask_index, 0)
         index: list[int] = []
         if not self.game.over and not any(self.truncations.values()):
             r0, c0 = self._origin
@@ -344,16 +356,17 @@ class raw_env(AECEnv, EzPickle):
                 r -= r0
                 c -= c0
                 if 0 <= r < w and 0 <= c < w:
-                    cell = r * w + c
                     ts = offsets.get(types)
                     if ts is None:
                         ts = offsets[types] = [t * codec.cells for t in ids_of(types)]
-                    index += [t + cell for t in ts]
-            index += [codec.exchange_base + t for t in ids_of(self.turn.exchange_options())]
+                    index.extend(map((r * w + c).__add__, ts))
+            types = self.turn.exchange_options()
+            if types:
+                index.extend(map(codec.exchange_base.__add__, ids_of(types)))
             if self.turn.can_end():
                 index.append(codec.end)
-        self._mask_index = np.array(index, dtype=np.intp)
-        mask[self._mask_index] = 1
+        self._mask_index = index
+        _set(mask, index, 1)
         self._mask_cache = mask
         return mask
 

@@ -17,6 +17,8 @@ from .turn import Turn
 NUM_PLANES = 13
 NUM_FEATURES = 3 * NUM_TYPES + 1 + 3 * MAX_PLAYERS + 5
 MAX_SCORE = 1000.0  # the Box's bound for scores; no game comes near it
+_HAND_SIZES = 3 * NUM_TYPES + 5  # first of the hand sizes
+_FLAGS = 3 * NUM_TYPES + 13  # first of the flags
 
 
 def observation_size(window: int) -> int:
@@ -52,6 +54,7 @@ class Observer:
         self.table_counts = [0] * NUM_TYPES  # copies of each type on the table
         self._tiles = 0  # tiles drawn on the planes
         self._covers = False  # the window holds the whole table
+        self._acting: tuple | None = None  # (turn, seat, features) of the mover this turn
 
     def reset(self) -> None:
         self.planes = None
@@ -109,6 +112,32 @@ class Observer:
         return np.concatenate((self.planes.ravel(), self.features(game, turn, seat, to_move)))
 
     def features(self, game: Game, turn: Turn, seat: int, to_move: bool) -> np.ndarray:
+        """The 126 features; the mover's are kept through the turn and updated by ``took``."""
+        cached = self._acting
+        if to_move and cached is not None and cached[0] is turn and cached[1] == seat:
+            f = cached[2]
+            f[_FLAGS + 4] = turn.can_end()
+            return f.copy()
+        f = self._features(game, turn, seat, to_move)
+        if to_move:
+            self._acting = (turn, seat, f.copy())
+        return f
+
+    def took(self, turn: Turn, tile: int, exchanged: bool) -> None:
+        """The mover placed (or set aside) ``tile``: its unseen counts stay, the hand shrinks."""
+        cached = self._acting
+        if cached is None or cached[0] is not turn:
+            return
+        f = cached[2]
+        f[tile] -= 1.0
+        f[_HAND_SIZES] -= 1.0  # the mover's own seat comes first
+        if exchanged:
+            f[NUM_TYPES + tile] += 1.0
+            f[_FLAGS + 3] = 1.0
+        else:
+            f[_FLAGS + 2] = 1.0
+
+    def _features(self, game: Game, turn: Turn, seat: int, to_move: bool) -> np.ndarray:
         acting = seat == game.current and not game.over
         hand = turn.hand_left if acting else game.hands[seat]
         f = [0.0] * NUM_FEATURES

@@ -468,3 +468,19 @@ def test_player_view_lists_only_moves_the_window_can_show():
         legal = view.action_mask.view(bool).nonzero()[0]
         e.step(int(legal[rng.integers(len(legal))]))
     assert shown > 0
+
+
+def test_mover_features_kept_through_the_turn_equal_features_computed_afresh():
+    for num_players in PLAYERS:
+        e = raw_env(num_players=num_players)
+        e.reset(seed=num_players)
+        rng = np.random.default_rng(num_players)
+        for _ in range(400):
+            if e.game.over:
+                break
+            seat = e.game.current
+            obs = e.observe(e.agent_selection)
+            fresh = e._observer._features(e.game, e.turn, seat, True)
+            assert np.array_equal(split_observation(obs["observation"], e.window)[1], fresh)
+            legal = obs["action_mask"].view(bool).nonzero()[0]
+            e.step(int(legal[rng.integers(len(legal))]))
