@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from itertools import permutations
 
-from .lines import ALL, COMPAT, MAX_LINE, compat_of, ids_of, line_fault, mask_of
+from .lines import ALL, COMPAT, MAX_LINE, ids_of, line_fault, mask_of
 from .tiles import Tile
 
 Cell = tuple[int, int]
@@ -428,4 +428,4 @@ def _normalise(placement: Iterable[tuple[Cell, Tile]]) -> list[tuple[Cell, int]]
     return [(cell, tile.id) for cell, tile in _pairs(placement)]
 
 
-__all__ = ["Board", "Cell", "IllegalMove", "Placement", "compat_of"]
+__all__ = ["Board", "Cell", "IllegalMove", "Placement"]

@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from itertools import combinations
 from typing import Any
 
 from .bag import Bag
 from .board import Board, IllegalMove
-from .hand import HAND_SIZE, largest_group, remove_tiles
+from .hand import HAND_SIZE, distinct_exchanges, largest_group, remove_tiles
 from .lines import mask_of
 from .moves import Exchange, Move, Placement, move_from_json
 from .tiles import COPIES, NUM_TILES, NUM_TYPES, Tile
@@ -87,10 +86,8 @@ class Game:
     def legal_exchanges(self) -> list[Exchange]:
         if self.over or self.is_opening or not self.bag.tiles:
             return []
-        hand = self.hands[self.current]
-        most = min(len(hand), len(self.bag))
-        found = {combo for k in range(1, most + 1) for combo in combinations(hand, k)}
-        return [Exchange(Tile.from_id(t) for t in combo) for combo in sorted(found)]
+        found = distinct_exchanges(self.hands[self.current], len(self.bag))
+        return [Exchange(Tile.from_id(t) for t in combo) for combo in found]
 
     def legal_moves(self) -> list[Move]:
         """Every full move of the player to move: placements, then distinct exchanges."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
+from itertools import combinations
 
 from .tiles import NUM_SHAPES
 
@@ -37,6 +38,14 @@ def group_members(tile_ids: Iterable[int], size: int) -> list[frozenset[int]]:
             if len(members) == size:
                 groups.append(members)
     return groups
+
+
+def distinct_exchanges(hand: list[int], bag_size: int) -> list[tuple[int, ...]]:
+    """Every distinct sub-multiset of the hand that may be exchanged (1 tile up to as many
+    as the bag holds), sorted; identical tiles make one choice, not several."""
+    most = min(len(hand), bag_size)
+    ordered = sorted(hand)
+    return sorted({combo for k in range(1, most + 1) for combo in combinations(ordered, k)})
 
 
 def remove_tiles(hand: list[int], tile_ids: Iterable[int]) -> list[int] | None:

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from itertools import combinations
 
 import numpy as np
 
 from .bag import Bag
 from .board import Board
 from .game import Game
+from .hand import distinct_exchanges
 from .lines import mask_of
 from .moves import Exchange, Move, Placement
 from .tiles import COPIES, NUM_TYPES, Tile
@@ -56,10 +56,6 @@ class PlayerView:
             **turn,
         )
 
-    @property
-    def hand_tiles(self) -> list[Tile]:
-        return [Tile.from_id(t) for t in self.hand]
-
     def unseen(self) -> list[int]:
         """Counts per tile type of the tiles this seat has not seen (opponents' hands + bag)."""
         counts = [COPIES] * NUM_TYPES
@@ -93,9 +89,8 @@ class PlayerView:
             for items, _ in self.placements()
         ]
         if self.opening_size is None and self.bag_size:
-            most = min(len(self.hand), self.bag_size)
-            found = {c for k in range(1, most + 1) for c in combinations(sorted(self.hand), k)}
-            moves += [Exchange(Tile.from_id(t) for t in combo) for combo in sorted(found)]
+            found = distinct_exchanges(self.hand, self.bag_size)
+            moves += [Exchange(Tile.from_id(t) for t in combo) for combo in found]
         return moves
 
     def sample_game(self, rng: random.Random) -> Game:
