@@ -14,7 +14,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from itertools import permutations
 
 from .lines import ALL, COMPAT, MAX_LINE, ids_of, line_fault, mask_of
-from .tiles import Tile
+from .tiles import COPIES, NUM_TYPES, Tile
 
 Cell = tuple[int, int]
 Placement = tuple[tuple[Cell, Tile], ...]
@@ -42,15 +42,21 @@ def _line_points(length: int) -> int:
 class Board:
     """Tiles on the table, with legality and scoring of placements."""
 
-    __slots__ = ("_cells", "_front", "_box")
+    __slots__ = ("_cells", "_front", "_box", "_counts", "_full")
 
     def __init__(self, tiles: Mapping[Cell, Tile] | None = None) -> None:
         self._cells: dict[Cell, int] = {}
         self._front: dict[Cell, tuple[int, ...]] = {}
         self._box: tuple[int, int, int, int] | None = None  # bounds(), kept up to date
+        self._counts = [0] * NUM_TYPES  # copies of each tile type on the table
+        self._full = 0  # mask of the types whose copies are all on the table
         if tiles:
             for cell, tile in tiles.items():
                 self._cells[_as_cell(cell)] = _as_tile(tile).id
+            for t in self._cells.values():
+                self._counts[t] += 1
+                if self._counts[t] >= COPIES:
+                    self._full |= 1 << t
             self._check_all_lines()
             self._refresh({n for cell in self._cells for n in _neighbours(cell)})
 
@@ -82,6 +88,8 @@ class Board:
         new._cells = dict(self._cells)
         new._front = dict(self._front)
         new._box = self._box
+        new._counts = list(self._counts)
+        new._full = self._full
         return new
 
     def bounds(self) -> tuple[int, int, int, int] | None:
@@ -228,14 +236,51 @@ class Board:
             points += _line_points(len(ids))
         return points if any_line else 1
 
+    def _score(self, items: list[tuple[Cell, int]]) -> int:
+        """What ``_check`` returns for a placement already known to be legal, read off the
+        frontier records instead of walking and checking every line."""
+        front = self._front
+        if len(items) == 1:
+            info = front.get(items[0][0])
+            if info is None:  # the first tile of the game
+                return 1
+            return (_line_points(info[LEN_H]) + _line_points(info[LEN_V])) or 1
+        (r, c), _ = items[0]
+        if items[1][0][0] == r:  # along a row
+            cols = [q[1] for q, _ in items]
+            lo, hi = (r, min(cols)), (r, max(cols))
+            length = hi[1] - lo[1] + 1
+            before, after, perp = N_L, N_R, LEN_V
+        else:
+            rows = [q[0] for q, _ in items]
+            lo, hi = (min(rows), c), (max(rows), c)
+            length = hi[0] - lo[0] + 1
+            before, after, perp = N_U, N_D, LEN_H
+        info = front.get(lo)
+        if info is not None:
+            length += info[before]
+        info = front.get(hi)
+        if info is not None:
+            length += info[after]
+        points = _line_points(length)
+        for q, _ in items:
+            info = front.get(q)
+            if info is not None:
+                points += _line_points(info[perp])
+        return points
+
     def _place(self, items: list[tuple[Cell, int]]) -> None:
         """Puts already-checked tiles down and refreshes the frontier around them."""
         cells = self._cells
         front = self._front
+        counts = self._counts
         box = self.bounds()
         for cell, t in items:
             cells[cell] = t
             front.pop(cell, None)
+            counts[t] += 1
+            if counts[t] >= COPIES:
+                self._full |= 1 << t
             r, c = cell
             if box is None:
                 box = (r, r, c, c)
@@ -252,24 +297,56 @@ class Board:
         self._refresh(touched)
 
     def _refresh(self, empties: Iterable[Cell]) -> None:
+        """Rebuilds the frontier record of each of these cells (drops it if the cell is
+        taken or touches nothing). The four directions are written out: this runs for
+        every placement."""
         cells = self._cells
+        get = cells.get
         front = self._front
         for cell in empties:
             if cell in cells:
                 continue
-            sides = []
-            for dr, dc in _STEPS:
-                r, c = cell[0] + dr, cell[1] + dc
-                n, types, compat = 0, 0, ALL
-                t = cells.get((r, c))
-                while t is not None:
-                    n += 1
-                    types |= 1 << t
-                    compat &= COMPAT[t]
-                    r, c = r + dr, c + dc
-                    t = cells.get((r, c))
-                sides.append((n, types, compat))
-            (nl, tl, cl), (nr, tr, cr), (nu, tu, cu), (nd, td, cd) = sides
+            r, c = cell
+            nl = tl = 0
+            cl = ALL
+            k = c - 1
+            t = get((r, k))
+            while t is not None:
+                nl += 1
+                tl |= 1 << t
+                cl &= COMPAT[t]
+                k -= 1
+                t = get((r, k))
+            nr = tr = 0
+            cr = ALL
+            k = c + 1
+            t = get((r, k))
+            while t is not None:
+                nr += 1
+                tr |= 1 << t
+                cr &= COMPAT[t]
+                k += 1
+                t = get((r, k))
+            nu = tu = 0
+            cu = ALL
+            k = r - 1
+            t = get((k, c))
+            while t is not None:
+                nu += 1
+                tu |= 1 << t
+                cu &= COMPAT[t]
+                k -= 1
+                t = get((k, c))
+            nd = td = 0
+            cd = ALL
+            k = r + 1
+            t = get((k, c))
+            while t is not None:
+                nd += 1
+                td |= 1 << t
+                cd &= COMPAT[t]
+                k += 1
+                t = get((k, c))
             if not (nl or nr or nu or nd):
                 front.pop(cell, None)
                 continue

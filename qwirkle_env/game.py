@@ -15,7 +15,7 @@ from typing import Any
 from .bag import Bag
 from .board import Board, IllegalMove
 from .hand import HAND_SIZE, distinct_exchanges, largest_group, remove_tiles
-from .lines import mask_of
+from .lines import ALL, mask_of
 from .moves import Exchange, Move, Placement, move_from_json
 from .tiles import COPIES, NUM_TILES, NUM_TYPES, Tile
 
@@ -114,7 +114,9 @@ class Game:
             return self._apply_exchange([t.id for t in move.tiles], move)
         raise TypeError(f"a move is a Placement or an Exchange, got {move!r}")
 
-    def _apply_placement(self, items: list, move: Move | None = None) -> int:
+    def _apply_placement(self, items: list, move: Move | None = None, checked: bool = False) -> int:
+        """``checked=True``: the placement is known to be legal on this board (a Turn built
+        it), so its points are read off the frontier instead of checking every line."""
         seat = self.current
         rest = remove_tiles(self.hands[seat], (t for _, t in items))
         if rest is None:
@@ -129,7 +131,7 @@ class Game:
                 f"opening: the first move must place exactly {self.opening_size} tiles, "
                 f"the largest colour or shape group of the opener's hand (got {len(items)})"
             )
-        points = self.board._check(items)
+        points = self.board._score(items) if checked else self.board._check(items)
         self.board._place(items)
         self.opening_size = None
         rest.extend(self.bag.draw(HAND_SIZE - len(rest)))
@@ -185,11 +187,10 @@ class Game:
         the bag the players could only exchange forever. (choice) Such a game ends at once,
         with no bonus, like a blocked game (docs/RULES.md, "Decided by this project").
         """
-        if not len(self.board):
+        board = self.board
+        if not len(board):
             return False
-        on_table = Counter(self.board._cells.values())
-        off_table = mask_of(t for t in range(NUM_TYPES) if on_table[t] < COPIES)
-        return not self.board.can_place(off_table)
+        return not board.can_place(ALL & ~board._full)  # the types not all on the table
 
     def _advance(self) -> None:
         """Passes the turn on, skipping players who can do nothing; ends a dead game."""

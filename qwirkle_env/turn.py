@@ -39,10 +39,11 @@ _AXES = (
 class Turn:
     """The current player's turn, built sub-step by sub-step and committed at the end."""
 
-    __slots__ = ("game", "centre", "placed", "exchange", "hand_left", "_groups")
+    __slots__ = ("game", "centre", "placed", "exchange", "hand_left", "_groups", "_moves")
 
     def __init__(self, game: Game, centre: Cell = (0, 0)) -> None:
         self.game = game
+        self._moves = len(game.history)  # the game hasn't moved on while this stays equal
         self.centre = centre  # where the first tile of the game must go
         self.placed: list[tuple[Cell, int]] = []
         self.exchange: list[int] = []
@@ -101,7 +102,8 @@ class Turn:
     def place(self, cell: Cell, tile_id: int, checked: bool = False) -> None:
         """Adds a tile; raises IllegalMove naming the rule if that is not legal now.
 
-        ``checked=True`` skips the check for callers that already read it off the mask.
+        ``checked=True`` skips the check for callers that already read it off the mask;
+        ``commit`` then trusts the tile too.
         """
         if not checked:
             reason = self.place_fault(cell, tile_id)
@@ -124,7 +126,10 @@ class Turn:
             raise IllegalMove(reason)
         if self.exchange:
             return self.game._apply_exchange(list(self.exchange))
-        return self.game._apply_placement(list(self.placed))
+        # Every tile was checked on placing (or read off the exact mask); while the game
+        # hasn't moved on, the placement is legal and only its points are needed.
+        fresh = self._moves == len(self.game.history) and not self.game.over
+        return self.game._apply_placement(list(self.placed), checked=fresh)
 
     def exchange_fault(self, tile_id: int) -> str | None:
         """Why this tile can't join the exchange set now, or None."""
@@ -154,7 +159,12 @@ class Turn:
 
     def points_so_far(self) -> int:
         """What the tiles placed so far would score (0 before the first)."""
-        return self.game.board._check(self.placed) if self.placed else 0
+        if not self.placed:
+            return 0
+        board = self.game.board
+        if self._moves == len(self.game.history):
+            return board._score(self.placed)
+        return board._check(self.placed)
 
     # --- internals ---------------------------------------------------------------------
     def _axis(self) -> int:

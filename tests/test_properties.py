@@ -137,6 +137,8 @@ def test_every_listed_placement_scores_its_internal_points(position):
         placement = as_tiles(items)
         assert {x.id for _, x in placement} <= set(hand)
         assert board.score(placement) == points
+        # The commit path's scorer for placements known legal, in any tile order.
+        assert board._score(list(items)) == board._score(list(items)[::-1]) == points
     assert dict(board) == before
     assert board.can_place(mask_of(hand)) == bool(listed)
 
@@ -174,6 +176,7 @@ def test_play_of_a_listed_placement_updates_the_board_like_building_it_anew(data
     fresh = Board(dict(board))
     assert fresh == board
     assert fresh._front == board._front, "incremental frontier differs from a rebuilt one"
+    assert (fresh._counts, fresh._full) == (board._counts, board._full)
 
 
 # --- brute force -------------------------------------------------------------------------------
