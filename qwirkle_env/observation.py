@@ -2,7 +2,8 @@
 
 The planes change little between steps, so they are kept: a placed tile sets three
 entries, and a new turn only shifts the window (the table is redrawn when the window
-stops holding all of it). The features are rebuilt per call; they are 126 numbers.
+stops holding all of it). The mover's 126 features are kept through its turn and
+updated per sub-step; anyone else's are rebuilt per call.
 Layout: the table in ``qwirkle_env.env``'s docstring and docs/environment.md.
 """
 
@@ -44,42 +45,56 @@ def observation_high(window: int) -> np.ndarray:
 
 
 class Observer:
-    """Builds observations of one game for a window of side ``window``."""
+    """Builds observations of one game for a window of side ``window``.
+
+    The planes live in the front of one flat buffer laid out as the observation; an
+    observation writes the features behind them and copies the buffer once.
+    """
 
     def __init__(self, window: int, num_players: int) -> None:
         self.window = window
         self.num_players = num_players
-        self.planes: np.ndarray | None = None
+        self._cut = NUM_PLANES * window * window
+        self._flat = np.zeros(self._cut + NUM_FEATURES, dtype=np.float32)
+        self._drawn = False  # the planes show the last turn's window
         self.origin: tuple[int, int] | None = None
         self.table_counts = [0] * NUM_TYPES  # copies of each type on the table
+        self._unseen = np.full(NUM_TYPES, COPIES, dtype=np.float32)  # COPIES - table_counts
         self._tiles = 0  # tiles drawn on the planes
         self._covers = False  # the window holds the whole table
         self._acting: tuple | None = None  # (turn, seat, features) of the mover this turn
 
+    @property
+    def planes(self) -> np.ndarray | None:
+        """The (13, W, W) planes of the current window (a view), None before a turn."""
+        if not self._drawn:
+            return None
+        w = self.window
+        return self._flat[: self._cut].reshape(NUM_PLANES, w, w)
+
     def reset(self) -> None:
-        self.planes = None
+        self._drawn = False
 
     def new_turn(self, game: Game, origin: tuple[int, int], box: tuple | None) -> None:
         """Planes for the new turn's window; shifts the last ones when it can."""
         w = self.window
-        old = self.planes
         r0, c0 = origin
         cells = game.board._cells
-        if old is not None and self._covers and len(cells) == self._tiles:
+        planes = self._flat[: self._cut].reshape(NUM_PLANES, w, w)
+        if self._drawn and self._covers and len(cells) == self._tiles:
             # The last turn's tiles are already drawn: only the window moved.
             dr, dc = r0 - self.origin[0], c0 - self.origin[1]
-            old[12] = 0.0
-            if dr == 0 and dc == 0:
-                planes = old
-            else:
-                planes = np.zeros_like(old)
+            planes[12] = 0.0
+            if dr or dc:
                 src_r = slice(max(dr, 0), w + min(dr, 0))
                 dst_r = slice(max(-dr, 0), w - max(dr, 0))
                 src_c = slice(max(dc, 0), w + min(dc, 0))
                 dst_c = slice(max(-dc, 0), w - max(dc, 0))
-                planes[:, dst_r, dst_c] = old[:, src_r, src_c]
+                kept = planes[:12, src_r, src_c].copy()
+                planes[:12] = 0.0
+                planes[:12, dst_r, dst_c] = kept
         else:
-            planes = np.zeros((NUM_PLANES, w, w), dtype=np.float32)
+            planes[...] = 0.0
             counts = [0] * NUM_TYPES
             if cells:
                 ids = np.fromiter(cells.values(), dtype=np.int64, count=len(cells))
@@ -92,7 +107,8 @@ class Observer:
                 for t in cells.values():
                     counts[t] += 1
             self.table_counts = counts
-        self.planes = planes
+            self._unseen[:] = [COPIES - n for n in counts]
+        self._drawn = True
         self.origin = origin
         self._tiles = len(cells)
         # Shifting is exact only while the window holds the whole table.
@@ -103,24 +119,34 @@ class Observer:
     def place(self, r: int, c: int, t: int) -> None:
         """A tile placed this turn at window cell (r, c)."""
         self.table_counts[t] += 1
+        self._unseen[t] -= 1.0
         self._tiles += 1
-        self.planes[t // 6, r, c] = 1.0
-        self.planes[6 + t % 6, r, c] = 1.0
-        self.planes[12, r, c] = 1.0
+        ww = self.window * self.window
+        at = r * self.window + c
+        flat = self._flat
+        flat[t // 6 * ww + at] = 1.0
+        flat[(6 + t % 6) * ww + at] = 1.0
+        flat[12 * ww + at] = 1.0
 
     def observation(self, game: Game, turn: Turn, seat: int, to_move: bool) -> np.ndarray:
-        return np.concatenate((self.planes.ravel(), self.features(game, turn, seat, to_move)))
+        flat = self._flat
+        flat[self._cut :] = self._features_of(game, turn, seat, to_move)
+        return flat.copy()
 
     def features(self, game: Game, turn: Turn, seat: int, to_move: bool) -> np.ndarray:
         """The 126 features; the mover's are kept through the turn and updated by ``took``."""
+        return self._features_of(game, turn, seat, to_move).copy()
+
+    def _features_of(self, game: Game, turn: Turn, seat: int, to_move: bool) -> np.ndarray:
+        """``features`` without the copy: the mover's kept array itself."""
         cached = self._acting
         if to_move and cached is not None and cached[0] is turn and cached[1] == seat:
             f = cached[2]
             f[_FLAGS + 4] = turn.can_end()
-            return f.copy()
+            return f
         f = self._features(game, turn, seat, to_move)
         if to_move:
-            self._acting = (turn, seat, f.copy())
+            self._acting = (turn, seat, f)
         return f
 
     def took(self, turn: Turn, tile: int, exchanged: bool) -> None:
@@ -138,26 +164,31 @@ class Observer:
             f[_FLAGS + 2] = 1.0
 
     def _features(self, game: Game, turn: Turn, seat: int, to_move: bool) -> np.ndarray:
+        """The features computed afresh (entries written one by one: cheaper here than
+        building a list and converting it)."""
         acting = seat == game.current and not game.over
         hand = turn.hand_left if acting else game.hands[seat]
-        f = [0.0] * NUM_FEATURES
-        unseen = [COPIES - n for n in self.table_counts]
+        f = np.zeros(NUM_FEATURES, dtype=np.float32)
+        unseen = 2 * NUM_TYPES
+        f[unseen : unseen + NUM_TYPES] = self._unseen
         for t in hand:
             f[t] += 1.0
-            unseen[t] -= 1
+            f[unseen + t] -= 1.0
         if acting:
             for t in turn.exchange:
                 f[NUM_TYPES + t] += 1.0
-                unseen[t] -= 1
+                f[unseen + t] -= 1.0
         base = 3 * NUM_TYPES
-        f[2 * NUM_TYPES : base] = unseen
         f[base] = len(game.bag)
         n = self.num_players
         busy = len(turn.placed) + len(turn.exchange)
+        current = game.current
+        hands = game.hands
+        scores = game.scores
         for k in range(n):
             other = (seat + k) % n
-            f[base + 1 + k] = game.scores[other]
-            f[base + 5 + k] = len(game.hands[other]) - (busy if other == game.current else 0)
+            f[base + 1 + k] = scores[other]
+            f[base + 5 + k] = len(hands[other]) - (busy if other == current else 0)
             f[base + 9 + k] = 1.0
         flags = base + 13
         f[flags] = to_move
@@ -166,4 +197,4 @@ class Observer:
             f[flags + 2] = bool(turn.placed)
             f[flags + 3] = bool(turn.exchange)
             f[flags + 4] = to_move and turn.can_end()
-        return np.array(f, dtype=np.float32)
+        return f
