@@ -42,11 +42,12 @@ def _line_points(length: int) -> int:
 class Board:
     """Tiles on the table, with legality and scoring of placements."""
 
-    __slots__ = ("_cells", "_front", "_box", "_counts", "_full")
+    __slots__ = ("_cells", "_front", "_fits", "_box", "_counts", "_full")
 
     def __init__(self, tiles: Mapping[Cell, Tile] | None = None) -> None:
         self._cells: dict[Cell, int] = {}
         self._front: dict[Cell, tuple[int, ...]] = {}
+        self._fits: dict[Cell, int] = {}  # FIT_H & FIT_V of each frontier cell some tile fits
         self._box: tuple[int, int, int, int] | None = None  # bounds(), kept up to date
         self._counts = [0] * NUM_TYPES  # copies of each tile type on the table
         self._full = 0  # mask of the types whose copies are all on the table
@@ -87,6 +88,7 @@ class Board:
         new = Board.__new__(Board)
         new._cells = dict(self._cells)
         new._front = dict(self._front)
+        new._fits = dict(self._fits)
         new._box = self._box
         new._counts = list(self._counts)
         new._full = self._full
@@ -157,7 +159,7 @@ class Board:
             return False
         if not self._cells:
             return True
-        return any(info[FIT_H] & info[FIT_V] & hand_mask for info in self._front.values())
+        return any(fit & hand_mask for fit in self._fits.values())
 
     # --- internals shared with the game and the env ---------------------------------
     def _check(self, items: list[tuple[Cell, int]]) -> int:
@@ -273,11 +275,13 @@ class Board:
         """Puts already-checked tiles down and refreshes the frontier around them."""
         cells = self._cells
         front = self._front
+        fits = self._fits
         counts = self._counts
         box = self.bounds()
         for cell, t in items:
             cells[cell] = t
             front.pop(cell, None)
+            fits.pop(cell, None)
             counts[t] += 1
             if counts[t] >= COPIES:
                 self._full |= 1 << t
@@ -303,6 +307,7 @@ class Board:
         cells = self._cells
         get = cells.get
         front = self._front
+        fits = self._fits
         for cell in empties:
             if cell in cells:
                 continue
@@ -349,6 +354,7 @@ class Board:
                 t = get((k, c))
             if not (nl or nr or nu or nd):
                 front.pop(cell, None)
+                fits.pop(cell, None)
                 continue
             fit_h = cl & cr if not tl & ~cr else 0
             fit_v = cu & cd if not tu & ~cd else 0
@@ -356,6 +362,10 @@ class Board:
                 fit_h, fit_v, nl + nr + 1, nu + nd + 1,
                 nl, tl, cl, nr, tr, cr, nu, tu, cu, nd, td, cd,
             )  # fmt: skip
+            if fit_h & fit_v:
+                fits[cell] = fit_h & fit_v
+            else:
+                fits.pop(cell, None)
 
     def _check_all_lines(self) -> None:
         cells = self._cells

@@ -70,7 +70,7 @@ from pettingzoo.utils.env import AgentID
 
 from .actions import ActionCodec
 from .game import MAX_PLAYERS, Game
-from .lines import ids_of
+from .lines import ids_of, mask_of
 from .observation import (
     NUM_FEATURES,
     NUM_PLANES,
@@ -105,6 +105,18 @@ def _set(array: np.ndarray, index: list[int], value: int) -> None:
     else:
         for i in index:
             array[i] = value
+
+
+class _TypeOffsets(dict):
+    """tile mask -> [t * W * W for each type t in it], filled on first use."""
+
+    def __init__(self, cells: int) -> None:
+        super().__init__()
+        self.cells = cells
+
+    def __missing__(self, types: int) -> list[int]:
+        offsets = self[types] = [t * self.cells for t in ids_of(types)]
+        return offsets
 
 
 def env(**kwargs) -> AECEnv:
@@ -172,7 +184,8 @@ class raw_env(AECEnv, EzPickle):
         self.game: Game | None = None
         self._mask_array = np.zeros(self.codec.num_actions, dtype=np.int8)
         self._mask_index: list[int] = []  # the entries _mask set last
-        self._type_offsets: dict[int, list[int]] = {}  # tile mask -> t * W * W of its tiles
+        self._type_offsets = _TypeOffsets(self.codec.cells)
+        self._front_inside = False  # the window holds every cell next to the table
         self._observer = Observer(window, num_players)
 
     def observation_space(self, agent: AgentID) -> spaces.Space:
@@ -284,8 +297,12 @@ class raw_env(AECEnv, EzPickle):
         self.agent_selection = self.possible_agents[game.current]
         self._mask_cache = None
         self._observer.new_turn(self.game, self._origin, box)
+        self._front_inside = False
         if box is not None:
             r0, c0 = self._origin
+            self._front_inside = (
+                box[0] > r0 and box[2] > c0 and box[1] + 1 < r0 + w and box[3] + 1 < c0 + w
+            )
             if (
                 box[0] - REACH < r0
                 or box[2] - REACH < c0
@@ -349,17 +366,34 @@ class raw_env(AECEnv, EzPickle):
         mask = self._mask_array
         _set(mask, self._mask_index, 0)
         index: list[int] = []
-        if not self.game.over and not any(self.truncations.values()):
+        game = self.game
+        if not game.over and not any(self.truncations.values()):
             r0, c0 = self._origin
             offsets = self._type_offsets
-            for (r, c), types in self.turn.placement_options():
-                r -= r0
-                c -= c0
-                if 0 <= r < w and 0 <= c < w:
-                    ts = offsets.get(types)
-                    if ts is None:
-                        ts = offsets[types] = [t * codec.cells for t in ids_of(types)]
-                    index.extend(map((r * w + c).__add__, ts))
+            turn = self.turn
+            if (
+                self._front_inside
+                and not turn.placed
+                and not turn.exchange
+                and game.opening_size is None
+            ):
+                # A turn's first tile after the opening: Turn.placement_options' scan of the
+                # frontier, written out for speed (every frontier cell is in the window).
+                hand = mask_of(turn.hand_left)
+                shift = r0 * w + c0
+                index = [
+                    at + offset
+                    for (r, c), fit in game.board._fits.items()
+                    if (types := fit & hand)
+                    for at in (r * w + c - shift,)
+                    for offset in offsets[types]
+                ]
+            else:
+                for (r, c), types in turn.placement_options():
+                    r -= r0
+                    c -= c0
+                    if 0 <= r < w and 0 <= c < w:
+                        index.extend(map((r * w + c).__add__, offsets[types]))
             types = self.turn.exchange_options()
             if types:
                 index.extend(map(codec.exchange_base.__add__, ids_of(types)))

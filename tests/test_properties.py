@@ -176,6 +176,11 @@ def test_play_of_a_listed_placement_updates_the_board_like_building_it_anew(data
     fresh = Board(dict(board))
     assert fresh == board
     assert fresh._front == board._front, "incremental frontier differs from a rebuilt one"
+    assert (
+        fresh._fits
+        == board._fits
+        == {cell: info[0] & info[1] for cell, info in board._front.items() if info[0] & info[1]}
+    )
     assert (fresh._counts, fresh._full) == (board._counts, board._full)
 
 
