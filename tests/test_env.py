@@ -12,7 +12,13 @@ from pettingzoo.test import api_test, render_test, seed_test
 
 from qwirkle_env import Board, Game, IllegalMove, env, raw_env
 from qwirkle_env.actions import ActionCodec
-from qwirkle_env.env import NUM_FEATURES, NUM_PLANES, observation_size, split_observation
+from qwirkle_env.env import (
+    DEFAULT_WINDOW,
+    NUM_FEATURES,
+    NUM_PLANES,
+    observation_size,
+    split_observation,
+)
 from qwirkle_env.tiles import Tile
 
 PLAYERS = (2, 3, 4)
@@ -482,5 +488,24 @@ def test_mover_features_kept_through_the_turn_equal_features_computed_afresh():
             obs = e.observe(e.agent_selection)
             fresh = e._observer._features(e.game, e.turn, seat, True)
             assert np.array_equal(split_observation(obs["observation"], e.window)[1], fresh)
+            legal = obs["action_mask"].view(bool).nonzero()[0]
+            e.step(int(legal[rng.integers(len(legal))]))
+
+
+def test_planes_kept_and_shifted_between_turns_equal_planes_drawn_afresh():
+    from qwirkle_env.observation import Observer
+
+    for window in (DEFAULT_WINDOW, 13):
+        e = raw_env(num_players=2, window=window)
+        e.reset(seed=window)
+        rng = np.random.default_rng(window)
+        while not e.game.over and not any(e.truncations.values()):
+            obs = e.observe(e.agent_selection)
+            fresh = Observer(window, 2)
+            fresh.new_turn(e.game, e._origin, e.game.board.bounds())
+            r0, c0 = e._origin
+            for (r, c), t in e.turn.placed:
+                fresh.place(r - r0, c - c0, t)
+            assert np.array_equal(split_observation(obs["observation"], window)[0], fresh.planes)
             legal = obs["action_mask"].view(bool).nonzero()[0]
             e.step(int(legal[rng.integers(len(legal))]))
