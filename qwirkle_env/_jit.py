@@ -1,0 +1,36 @@
+"""Numba if it is installed, else the same functions run as plain Python.
+
+The batched simulator is written for numba. Without it every kernel still runs, exactly,
+about a hundred times slower; ``COMPILED`` says which one you have.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+try:
+    from numba import njit, prange
+
+    COMPILED = True
+except ImportError:  # pragma: no cover - exercised only where numba is missing
+    COMPILED = False
+
+    def njit(*args, **kwargs):
+        if len(args) == 1 and callable(args[0]) and not kwargs:
+            return args[0]
+        return lambda f: f
+
+    prange = range
+
+
+def warn_if_slow() -> None:
+    if not COMPILED:
+        warnings.warn(
+            "numba is not installed, so the batched simulator runs as plain Python (about "
+            "100x slower); pip install numba",
+            RuntimeWarning,
+            stacklevel=3,
+        )
+
+
+__all__ = ["COMPILED", "njit", "prange", "warn_if_slow"]

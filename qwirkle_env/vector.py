@@ -1,0 +1,282 @@
+"""Thousands of Qwirkle games stepped at once: the batched simulator.
+
+``VectorQwirkle(n)`` holds ``n`` games and steps them together with one call, in the
+style of a gymnasium ``VectorEnv`` (``reset`` / ``step`` on numpy arrays, automatic reset)
+rather than Pgx's functional ``step(state, action)``: the state lives in preallocated
+arrays that compiled kernels update in place, because copying a state per step (a
+functional API without JAX) would cost more than the step. Rules, action encoding and
+observation are the AEC env's: slot ``i`` reset with seed ``s`` plays exactly the game
+``raw_env().reset(seed=s)`` plays, and its later games are those of ``reset()`` without a
+seed (checked step by step in ``tests/test_vector.py``).
+
+Observations and masks are compact (``qwirkle_env.compact``):
+
+| key | shape, dtype | content |
+|---|---|---|
+| ``board`` | ``(N, W, W)`` uint8 | cell codes: 0 empty, 1 + t tile t, 37 + t placed this turn |
+| ``features`` | ``(N, 126)`` float32 | the env's 126 features, from the seat to move |
+| ``action_mask`` | ``(N, W*W + 1)`` int64 | legal tile types per cell; last: exchange + end |
+
+``compact.dense_observation`` / ``dense_mask`` (numpy) and ``torch_planes`` /
+``masked_logits`` (torch) give the env's exact dense layout. Rewards are ``(N, players)``:
+what each seat received in this step, as ``raw_env.rewards`` after a ``step``.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from . import vector_core as core
+from ._jit import COMPILED, warn_if_slow
+from .actions import ActionCodec
+from .board import Board
+from .env import DEFAULT_WINDOW, REACH, REWARD_MODES
+from .game import MAX_PLAYERS, MIN_PLAYERS
+from .mt19937 import seed_key
+from .tiles import Tile
+from .vector_state import GRID, TABLE, allocate
+
+__all__ = ["COMPILED", "VectorQwirkle"]
+
+_PROBLEMS = {
+    core.NOT_FINISHED_NONE: "-1 (no action) is only for finished games, and this game is on",
+    core.OUT_OF_RANGE: "out of range",
+    core.ILLEGAL: "not legal now (its bit in the action mask is 0)",
+    core.NEEDS_NONE: "this game is over and autoreset is off: its action must be -1",
+}
+
+
+class VectorQwirkle:
+    """``num_envs`` games of ``num_players`` players stepped together."""
+
+    def __init__(
+        self,
+        num_envs: int,
+        num_players: int = 2,
+        window: int = DEFAULT_WINDOW,
+        reward: str = "win",
+        strict_opening: bool = True,
+        autoreset: bool = True,
+        copy: bool = True,
+        grid: int = GRID,
+        threads: int | None = None,
+    ) -> None:
+        if not isinstance(num_envs, int) or isinstance(num_envs, bool) or num_envs < 1:
+            raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
+        if (
+            not isinstance(num_players, int)
+            or isinstance(num_players, bool)
+            or not MIN_PLAYERS <= num_players <= MAX_PLAYERS
+        ):
+            raise ValueError(f"num_players must be 2, 3 or 4, got {num_players!r}")
+        if not isinstance(window, int) or isinstance(window, bool) or window < 2 * REACH + 1:
+            raise ValueError(f"window must be an int >= {2 * REACH + 1}, got {window!r}")
+        if reward not in REWARD_MODES:
+            raise ValueError(f"reward must be one of {REWARD_MODES}, got {reward!r}")
+        if not isinstance(grid, int) or grid < 32:
+            raise ValueError(f"grid must be an int >= 32, got {grid!r}")
+        if threads is None:
+            threads = min(len(os.sched_getaffinity(0)), max(1, num_envs // 32))
+        if not isinstance(threads, int) or threads < 1:
+            raise ValueError(f"threads must be a positive int or None, got {threads!r}")
+        warn_if_slow()
+        self.num_envs = num_envs
+        self.num_players = num_players
+        self.window = window
+        self.reward_mode = reward
+        self.strict_opening = bool(strict_opening)
+        self.autoreset = bool(autoreset)
+        self.copy = bool(copy)
+        self.codec = ActionCodec(window)
+        self.num_actions = self.codec.num_actions
+        self.possible_agents = [f"player_{i}" for i in range(num_players)]
+        self.state = allocate(num_envs, num_players, window, reward, strict_opening, grid)
+        self._seeded = False
+        # Kernels release the GIL; each thread steps its own range of games.
+        bounds = np.linspace(0, num_envs, min(threads, num_envs) + 1).astype(int)
+        self._ranges = [(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
+        self._pool = ThreadPoolExecutor(len(self._ranges)) if len(self._ranges) > 1 else None
+
+    # --- the API -------------------------------------------------------------------------
+    def reset(self, seed: int | list[int] | None = None) -> tuple[dict, dict]:
+        """New games in every slot. An int seeds slot i with ``seed + i`` (as gymnasium's
+        vector envs do); a list gives each slot's seed; None continues each slot's own
+        sequence (fresh random seeds the first time)."""
+        n = self.num_envs
+        if seed is None:
+            if self._seeded:
+                seeds = [None] * n
+            else:
+                sysrand = random.SystemRandom()
+                seeds = [sysrand.randrange(2**63) for _ in range(n)]
+        elif isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
+            seeds = [int(seed) + i for i in range(n)]
+        else:
+            seeds = list(seed)
+            if len(seeds) != n or not all(
+                isinstance(x, (int, np.integer)) and not isinstance(x, bool) for x in seeds
+            ):
+                raise ValueError(f"seed must be an int, None or a list of {n} ints, got {seed!r}")
+        self._reset_slots(np.arange(n), seeds)
+        self._seeded = True
+        return self._observation(), self._info()
+
+    def step(self, actions) -> tuple[dict, np.ndarray, np.ndarray, np.ndarray, dict]:
+        """One sub-step in every game: ``actions[i]`` for game i's player to move (-1 for a
+        finished game when autoreset is off). Returns (observations, rewards (N, players),
+        terminations, truncations, infos). A finished game's final scores are in
+        ``infos["final_scores"]``; with autoreset its observation is already the next game's.
+        """
+        if not self._seeded:
+            raise RuntimeError("call reset() before step()")
+        actions = self._check(actions)
+        s = self.state
+        self._run(core.step_games, s, actions)
+        self._raise_errors()
+        for i in np.flatnonzero(s.check_window):
+            self._count_outside(int(i))
+        self._run(core.finish_step, s, self.autoreset)
+        terminated = s.done & ~s.final_truncated
+        truncated = s.done & s.final_truncated
+        rewards = s.rewards[:, : self.num_players]
+        return (
+            self._observation(),
+            rewards.copy() if self.copy else rewards,
+            terminated,
+            truncated,
+            self._info(),
+        )
+
+    def sample_actions(self, rng: np.random.Generator | None = None) -> np.ndarray:
+        """A uniformly random legal action for every game (-1 for a finished one)."""
+        rng = np.random.default_rng() if rng is None else rng
+        out = np.empty(self.num_envs, dtype=np.int64)
+        self._run(core.sample_legal, self.state, rng.random(self.num_envs), out)
+        return out
+
+    @property
+    def seats(self) -> np.ndarray:
+        """The seat to move in each game (the last mover's in a finished one)."""
+        return self.state.current.copy()
+
+    def observations(self) -> dict:
+        return self._observation()
+
+    def table(self, i: int) -> Board:
+        """Game i's table as an engine ``Board`` (the table's own coordinates)."""
+        s = self.state
+        g = int(s.cfg[0])
+        codes = s.grid[i]
+        tiles = {}
+        for p in np.flatnonzero(codes):
+            code = int(codes[p])
+            cell = (int(p // g - s.base[i, 0]), int(p % g - s.base[i, 1]))
+            tiles[cell] = Tile.from_id((code - TABLE) % 36)
+        return Board(tiles)
+
+    def render_svg(self, i: int) -> str:
+        from . import render
+
+        return render.board_svg(self.table(i))
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown()
+            self._pool = None
+
+    # --- internals -----------------------------------------------------------------------
+    def _run(self, kernel, *args) -> None:
+        """``kernel(*args, lo, hi)`` over every game, split across the threads."""
+        if self._pool is None:
+            kernel(*args, 0, self.num_envs)
+            return
+        jobs = [self._pool.submit(kernel, *args, lo, hi) for lo, hi in self._ranges]
+        for job in jobs:
+            job.result()
+
+    def _reset_slots(self, slots: np.ndarray, seeds: list) -> None:
+        keys, lo, hi = [], [], []
+        start = 0
+        for x in seeds:
+            key = [] if x is None else list(seed_key(x))
+            keys += key
+            lo.append(start)
+            start += len(key)
+            hi.append(start)
+        core.reset_games(
+            self.state,
+            np.array(keys, dtype=np.int64),
+            np.array(lo, dtype=np.int64),
+            np.array(hi, dtype=np.int64),
+            slots.astype(np.int64),
+        )
+
+    def _check(self, actions) -> np.ndarray:
+        arr = np.asarray(actions)
+        if arr.shape != (self.num_envs,):
+            raise ValueError(
+                f"actions must have shape ({self.num_envs},), one per game; got {arr.shape}"
+            )
+        if arr.dtype.kind not in "iu":
+            raise ValueError(f"actions must be integers, got dtype {arr.dtype}")
+        arr = arr.astype(np.int64, copy=False)
+        game, problem = core.check_actions(self.state, arr)
+        if problem != core.OK:
+            a = int(arr[game])
+            seat = int(self.state.current[game])
+            what = ""
+            if 0 <= a < self.num_actions:
+                what = f" ({self.codec.describe(a, (0, 0))} in window coordinates)"
+            raise ValueError(
+                f"action {a}{what} for game {game} (player_{seat}): {_PROBLEMS[problem]}; "
+                f"actions are 0..{self.num_actions - 1}; see the mask in "
+                "observations['action_mask']"
+            )
+        return arr
+
+    def _raise_errors(self) -> None:
+        bad = np.flatnonzero(self.state.error)
+        if len(bad):
+            code = int(self.state.error[bad[0]])
+            raise RuntimeError(f"game {int(bad[0])}: {core.ERRORS[code]} (grid option too small)")
+
+    def _count_outside(self, i: int) -> None:
+        """Legal placements beyond the window at the start of game i's turn (rare: the
+        table nears the window's edge), counted by the engine as the AEC env counts them."""
+        s = self.state
+        s.check_window[i] = False
+        board = self.table(i)
+        seat = int(s.current[i])
+        hand = 0
+        for t in s.hands[i, seat, : s.hand_n[i, seat]]:
+            hand |= 1 << int(t)
+        r0 = int(s.origin[i, 0] - s.base[i, 0])
+        c0 = int(s.origin[i, 1] - s.base[i, 1])
+        w = self.window
+        missed = sum(
+            1
+            for items, _ in board._placements(hand)
+            if any(not (0 <= r - r0 < w and 0 <= c - c0 < w) for (r, c), _ in items)
+        )
+        s.outside[i] += missed
+
+    def _observation(self) -> dict:
+        s = self.state
+        out = {"board": s.board, "features": s.features, "action_mask": s.mask}
+        if self.copy:
+            out = {k: v.copy() for k, v in out.items()}
+        return out
+
+    def _info(self) -> dict:
+        s = self.state
+        p = self.num_players
+        return {
+            "seat": s.current.copy(),
+            "final_scores": s.final_scores[:, :p].copy(),
+            "outside_window": s.outside.copy(),
+            "final_outside_window": s.final_outside.copy(),
+        }

@@ -1,0 +1,474 @@
+"""Games on arrays: dealing, sub-steps, turns, the end, and the observation's numbers.
+
+Compiled twins of ``game.Game``, ``env.raw_env.step`` and ``observation.Observer`` for the
+batched simulator; the rules themselves are in ``vector_rules``. Randomness is Python's
+MT19937 (``mt19937``), so a slot seeded like an AEC env deals and shuffles identically.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._jit import njit
+from .mt19937 import randbelow, randrange63, seed_from_int63, seed_state, shuffle
+from .vector_rules import (
+    END_BIT,
+    can_place,
+    commit_tiles,
+    recentre,
+    score_placed,
+    set_mask,
+)
+from .vector_state import C_GRID, C_PLAYERS, C_REWARD, C_STRICT, C_WINDOW, EMPTY, PLACED
+
+REACH = 5  # as env.REACH: a placement reaches at most this far past the bounding box
+END_BONUS = 6
+# error codes (State.error)
+GRID_TOO_SMALL = 1
+ERRORS = {GRID_TOO_SMALL: "the table outgrew the simulator's grid"}
+# action checks (check_actions)
+OK, NOT_FINISHED_NONE, OUT_OF_RANGE, ILLEGAL, NEEDS_NONE = 0, 1, 2, 3, 4
+
+
+@njit(cache=True)
+def _sort(a, n):
+    for j in range(1, n):
+        x = a[j]
+        k = j - 1
+        while k >= 0 and a[k] > x:
+            a[k + 1] = a[k]
+            k -= 1
+        a[k + 1] = x
+
+
+@njit(cache=True)
+def _remove(a, n, t) -> int:
+    """Removes the first t from a[:n] keeping order; returns the new length."""
+    for j in range(n):
+        if a[j] == t:
+            for k in range(j, n - 1):
+                a[k] = a[k + 1]
+            return n - 1
+    return n
+
+
+@njit(cache=True)
+def _group_sizes(hand, n):
+    """(largest group, colour masks, shape masks) of a hand, identical tiles once."""
+    distinct = 0
+    for j in range(n):
+        distinct |= 1 << np.int64(hand[j])
+    colours = np.zeros(6, np.int64)
+    shapes = np.zeros(6, np.int64)
+    for t in range(36):
+        if distinct >> t & 1:
+            colours[t // 6] |= 1 << t
+            shapes[t % 6] |= 1 << t
+    best = 0
+    for k in range(6):
+        best = max(best, _bits(colours[k]), _bits(shapes[k]))
+    return best, colours, shapes
+
+
+@njit(cache=True)
+def _bits(m) -> int:
+    n = 0
+    while m:
+        m &= m - 1
+        n += 1
+    return n
+
+
+@njit(cache=True)
+def new_game(s, i):
+    """Deals slot i's next game, as ``Game(n, seeder.randrange(2**63), strict)``."""
+    g = s.cfg[C_GRID]
+    players = s.cfg[C_PLAYERS]
+    # clear the last game's table
+    if s.tiles[i]:
+        for r in range(s.box[i, 0], s.box[i, 1] + 1):
+            for c in range(s.box[i, 2], s.box[i, 3] + 1):
+                s.grid[i, r * g + c] = EMPTY
+    for k in range(s.n_front[i]):
+        s.front_at[i, s.front[i, k]] = -1
+    s.n_front[i] = 0
+    s.tiles[i] = 0
+    s.counts[i, :] = 0
+    s.base[i, 0] = g // 2
+    s.base[i, 1] = g // 2
+    seed = randrange63(s.seeder, s.seeder_pos, i)
+    s.game_seed[i] = seed
+    seed_from_int63(s.rng, s.rng_pos, i, seed)
+    for t in range(36):
+        for c in range(3):
+            s.bag[i, 3 * t + c] = t
+    shuffle(s.rng, s.rng_pos, i, s.bag[i], 108)
+    s.bag_n[i] = 108
+    best = 0
+    tied = np.zeros(4, np.int64)
+    n_tied = 0
+    for seat in range(players):
+        for j in range(6):
+            s.hands[i, seat, j] = s.bag[i, 108 - 6 * seat - 6 + j]
+        s.hand_n[i, seat] = 6
+        _sort(s.hands[i, seat], 6)
+        size = _group_sizes(s.hands[i, seat], 6)[0]
+        if size > best:
+            best = size
+            n_tied = 0
+        if size == best:
+            tied[n_tied] = seat
+            n_tied += 1
+    s.bag_n[i] = 108 - 6 * players
+    s.current[i] = tied[0] if n_tied == 1 else tied[randbelow(s.rng, s.rng_pos, i, n_tied)]
+    s.opening[i] = best
+    s.n_groups[i] = 0
+    if s.cfg[C_STRICT]:
+        _, colours, shapes = _group_sizes(s.hands[i, s.current[i]], 6)
+        for k in range(6):
+            for m in (colours[k], shapes[k]):
+                if _bits(m) == best:
+                    s.groups[i, s.n_groups[i]] = m
+                    s.n_groups[i] += 1
+    for seat in range(4):
+        s.scores[i, seat] = 0
+    s.over[i] = False
+    s.truncated[i] = False
+    s.outside[i] = 0
+    new_turn(s, i)
+
+
+@njit(cache=True)
+def new_turn(s, i):
+    """The next turn's window, hand and mask, as env._new_turn."""
+    g = s.cfg[C_GRID]
+    w = s.cfg[C_WINDOW]
+    if s.tiles[i] == 0:
+        cr, cc = s.base[i, 0], s.base[i, 1]
+    else:
+        cr = (s.box[i, 0] + s.box[i, 1]) // 2
+        cc = (s.box[i, 2] + s.box[i, 3]) // 2
+    r0 = cr - w // 2
+    c0 = cc - w // 2
+    s.origin[i, 0] = r0
+    s.origin[i, 1] = c0
+    s.n_placed[i] = 0
+    s.n_exch[i] = 0
+    s.turn_points[i] = 0
+    seat = s.current[i]
+    s.n_left[i] = s.hand_n[i, seat]
+    for j in range(s.hand_n[i, seat]):
+        s.left[i, j] = s.hands[i, seat, j]
+    board = s.board[i]
+    for r in range(w):
+        for c in range(w):
+            gr, gc = r0 + r, c0 + c
+            board[r, c] = s.grid[i, gr * g + gc] if 0 <= gr < g and 0 <= gc < g else EMPTY
+    set_mask(s, i)
+    s.check_window[i] = s.tiles[i] > 0 and (
+        s.box[i, 0] - REACH < r0
+        or s.box[i, 2] - REACH < c0
+        or s.box[i, 1] + REACH >= r0 + w
+        or s.box[i, 3] + REACH >= c0 + w
+    )
+    if s.check_window[i] and s.mask[i, w * w] == 0 and s.n_mask_cells[i] == 0:
+        s.truncated[i] = True
+        s.done[i] = True
+
+
+@njit(cache=True)
+def _give(s, i, seat, gained):
+    mode = s.cfg[C_REWARD]
+    if gained == 0 or mode == 0:
+        return
+    s.rewards[i, seat] += gained
+    if mode == 2:
+        n = s.cfg[C_PLAYERS]
+        share = gained / (n - 1)
+        for other in range(n):
+            if other != seat:
+                s.rewards[i, other] -= share
+
+
+@njit(cache=True)
+def _advance(s, i, after_placement):
+    """Passes the turn on, skipping who can't move; ends a dead game (Game._advance)."""
+    if s.bag_n[i] > 0 and after_placement:
+        off_table = 0
+        for t in range(36):
+            if s.counts[i, t] < 3:
+                off_table |= 1 << t
+        if not can_place(s, i, off_table):
+            s.over[i] = True
+            return
+    n = s.cfg[C_PLAYERS]
+    for step in range(1, n + 1):
+        seat = (s.current[i] + step) % n
+        if s.bag_n[i] > 0:
+            s.current[i] = seat
+            return
+        hand = 0
+        for j in range(s.hand_n[i, seat]):
+            hand |= 1 << np.int64(s.hands[i, seat, j])
+        if can_place(s, i, hand):
+            s.current[i] = seat
+            return
+    s.over[i] = True
+
+
+@njit(cache=True)
+def _refill(s, i, seat):
+    """The mover's hand: what is left this turn plus draws from the end of the bag."""
+    n = s.n_left[i]
+    for j in range(n):
+        s.hands[i, seat, j] = s.left[i, j]
+    take = min(6 - n, s.bag_n[i])
+    for j in range(take):
+        s.hands[i, seat, n + j] = s.bag[i, s.bag_n[i] - take + j]
+    s.bag_n[i] -= take
+    s.hand_n[i, seat] = n + take
+    _sort(s.hands[i, seat], n + take)
+
+
+@njit(cache=True)
+def _end_turn(s, i):
+    seat = s.current[i]
+    if s.n_exch[i]:
+        k = s.n_exch[i]
+        drawn = np.empty(6, np.int64)
+        for j in range(k):
+            drawn[j] = s.bag[i, s.bag_n[i] - k + j]
+        for j in range(k):
+            s.bag[i, s.bag_n[i] - k + j] = s.exch[i, j]
+        shuffle(s.rng, s.rng_pos, i, s.bag[i], s.bag_n[i])
+        n = s.n_left[i]
+        for j in range(n):
+            s.hands[i, seat, j] = s.left[i, j]
+        for j in range(k):
+            s.hands[i, seat, n + j] = drawn[j]
+        _sort(s.hands[i, seat], n + k)
+        _advance(s, i, False)
+    else:
+        points = score_placed(s, i)
+        commit_tiles(s, i)
+        if not recentre(s, i):
+            s.error[i] = 1
+            return
+        s.opening[i] = 0
+        _refill(s, i, seat)
+        if s.hand_n[i, seat] == 0:
+            points += END_BONUS
+            s.over[i] = True
+        s.scores[i, seat] += points
+        _give(s, i, seat, points - s.turn_points[i])
+        if not s.over[i]:
+            _advance(s, i, True)
+    if s.over[i]:
+        _finish(s, i)
+    else:
+        new_turn(s, i)
+
+
+@njit(cache=True)
+def _finish(s, i):
+    s.done[i] = True
+    s.n_placed[i] = 0
+    s.n_exch[i] = 0
+    set_mask(s, i)
+    if s.cfg[C_REWARD] == 0:
+        n = s.cfg[C_PLAYERS]
+        best = s.scores[i, 0]
+        for seat in range(n):
+            best = max(best, s.scores[i, seat])
+        winners = 0
+        for seat in range(n):
+            winners += s.scores[i, seat] == best
+        for seat in range(n):
+            won = 1.0 / winners if s.scores[i, seat] == best else 0.0
+            s.rewards[i, seat] = n / (n - 1) * (won - 1.0 / n)
+
+
+@njit(cache=True)
+def apply_action(s, i, a):
+    """One sub-step of the mover of game i, already checked against the mask."""
+    w = s.cfg[C_WINDOW]
+    g = s.cfg[C_GRID]
+    cells = w * w
+    if a < 36 * cells:
+        t = a // cells
+        cell = a % cells
+        r, c = cell // w, cell % w
+        p = (s.origin[i, 0] + r) * g + s.origin[i, 1] + c
+        s.grid[i, p] = PLACED + t
+        s.board[i, r, c] = PLACED + t
+        k = s.n_placed[i]
+        s.placed[i, k] = p
+        s.placed_t[i, k] = t
+        s.n_placed[i] = k + 1
+        s.n_left[i] = _remove(s.left[i], s.n_left[i], t)
+        s.counts[i, t] += 1
+        s.tiles[i] += 1
+        if s.cfg[C_REWARD] != 0:
+            points = score_placed(s, i)
+            _give(s, i, s.current[i], points - s.turn_points[i])
+            s.turn_points[i] = points
+        set_mask(s, i)
+    elif a < 36 * cells + 36:
+        t = a - 36 * cells
+        s.exch[i, s.n_exch[i]] = t
+        s.n_exch[i] += 1
+        s.n_left[i] = _remove(s.left[i], s.n_left[i], t)
+        set_mask(s, i)
+    else:
+        _end_turn(s, i)
+
+
+@njit(cache=True)
+def check_actions(s, actions):
+    """(game, problem) for the first action that can't be taken, or (-1, OK)."""
+    w = s.cfg[C_WINDOW]
+    cells = w * w
+    for i in range(len(actions)):
+        a = actions[i]
+        if s.over[i] or s.truncated[i]:
+            if a != -1:
+                return i, NEEDS_NONE
+            continue
+        if a == -1:
+            return i, NOT_FINISHED_NONE
+        if a < 0 or a > 36 * cells + 36:
+            return i, OUT_OF_RANGE
+        if a < 36 * cells:
+            legal = s.mask[i, a % cells] >> (a // cells) & 1
+        elif a < 36 * cells + 36:
+            legal = s.mask[i, cells] >> (a - 36 * cells) & 1
+        else:
+            legal = s.mask[i, cells] & END_BIT
+        if not legal:
+            return i, ILLEGAL
+    return -1, OK
+
+
+@njit(cache=True)
+def _step_one(s, i, a):
+    s.done[i] = False
+    s.rewards[i, :] = 0.0
+    if a >= 0:
+        apply_action(s, i, a)
+
+
+@njit(cache=True, nogil=True)
+def step_games(s, actions, lo, hi):
+    """Games lo..hi-1 take their actions; threads run disjoint ranges (no GIL held)."""
+    for i in range(lo, hi):
+        _step_one(s, i, actions[i])
+
+
+@njit(cache=True)
+def features(s, i):
+    """The 126 observation features from the seat to move, as Observer._features."""
+    f = s.features[i]
+    f[:] = 0.0
+    n = s.cfg[C_PLAYERS]
+    seat = s.current[i]
+    acting = not s.over[i]
+    to_move = acting and not s.truncated[i]
+    if acting:
+        for j in range(s.n_left[i]):
+            f[s.left[i, j]] += 1.0
+        for j in range(s.n_exch[i]):
+            f[36 + s.exch[i, j]] += 1.0
+    else:
+        for j in range(s.hand_n[i, seat]):
+            f[s.hands[i, seat, j]] += 1.0
+    for t in range(36):
+        f[72 + t] = 3 - s.counts[i, t] - f[t] - f[36 + t]
+    f[108] = s.bag_n[i]
+    busy = s.n_placed[i] + s.n_exch[i] if acting else 0
+    for k in range(n):
+        other = (seat + k) % n
+        f[109 + k] = s.scores[i, other]
+        f[113 + k] = s.hand_n[i, other] - (busy if other == seat else 0)
+        f[117 + k] = 1.0
+    f[121] = to_move
+    f[122] = s.opening[i] != 0
+    if acting:
+        f[123] = s.n_placed[i] > 0
+        f[124] = s.n_exch[i] > 0
+        f[125] = to_move and (s.mask[i, s.cfg[C_WINDOW] ** 2] & END_BIT) != 0
+
+
+@njit(cache=True)
+def _finish_one(s, i, autoreset):
+    if s.done[i]:
+        for seat in range(4):
+            s.final_scores[i, seat] = s.scores[i, seat]
+        s.final_outside[i] = s.outside[i]
+        s.final_truncated[i] = s.truncated[i]
+        if autoreset:
+            new_game(s, i)
+    features(s, i)
+
+
+@njit(cache=True, nogil=True)
+def finish_step(s, autoreset, lo, hi):
+    """Records finished games, deals the next where asked, and fills the features."""
+    for i in range(lo, hi):
+        _finish_one(s, i, autoreset)
+
+
+@njit(cache=True)
+def _reset_one(s, i, key):
+    if len(key):
+        seed_state(s.seeder, s.seeder_pos, i, key)
+    new_game(s, i)
+    s.done[i] = False
+    s.rewards[i, :] = 0.0
+    features(s, i)
+
+
+@njit(cache=True, nogil=True)
+def reset_games(s, keys, key_lo, key_hi, which):
+    """Deals the slots in ``which`` a new game, first seeding those with a key
+    (``keys[key_lo[j]:key_hi[j]]``, empty for none)."""
+    for j in range(len(which)):
+        _reset_one(s, which[j], keys[key_lo[j] : key_hi[j]])
+
+
+@njit(cache=True, nogil=True)
+def sample_legal(s, u, out, lo, hi):
+    """A uniformly random legal action per game (``u`` uniform in [0, 1)); -1 if none.
+
+    Reads the mask through the list of its set cells, so it costs what the legal
+    actions cost, not the window's size."""
+    w = s.cfg[C_WINDOW]
+    cells = w * w
+    for i in range(lo, hi):
+        total = _bits(s.mask[i, cells])
+        for j in range(s.n_mask_cells[i]):
+            total += _bits(s.mask[i, s.mask_cells[i, j]])
+        if total == 0:
+            out[i] = -1
+            continue
+        k = int(u[i] * total)
+        for j in range(s.n_mask_cells[i]):
+            cell = s.mask_cells[i, j]
+            m = s.mask[i, cell]
+            b = _bits(m)
+            if k < b:
+                for t in range(36):
+                    if m >> t & 1:
+                        if k == 0:
+                            out[i] = t * cells + cell
+                            break
+                        k -= 1
+                break
+            k -= b
+        else:
+            m = s.mask[i, cells]
+            for t in range(37):
+                if m >> t & 1:
+                    if k == 0:
+                        out[i] = 36 * cells + t
+                        break
+                    k -= 1

@@ -1,0 +1,289 @@
+"""The rules on one game's arrays: the frontier, the exact sub-step mask and scoring.
+
+Compiled twins of ``board.Board`` and ``turn.Turn`` for the batched simulator (same
+frontier idea, same masks; ``tests/test_vector.py`` checks them against the AEC env
+step by step). Every function takes the ``State`` and a game's row ``i``. Cells are flat
+grid indices, so a step along a row is +-1 and along a column +-grid.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._jit import njit
+from .lines import COMPAT as _COMPAT
+from .vector_state import C_GRID, C_STRICT, C_WINDOW, EMPTY, MARGIN, TABLE
+
+ALL = (1 << 36) - 1
+COMPAT = np.array(_COMPAT, dtype=np.int64)
+END_BIT = 1 << 36
+
+
+@njit(cache=True, inline="always")
+def tile_of(code) -> int:
+    return (np.int64(code) - 1) % 36
+
+
+@njit(cache=True)
+def side(s, i, p, d):
+    """(length, type mask, compatible mask) of the run of tiles next to p in direction d."""
+    grid = s.grid[i]
+    n, types, compat = 0, 0, ALL
+    q = p + d
+    while grid[q] != EMPTY:
+        t = tile_of(grid[q])
+        n += 1
+        types |= 1 << t
+        compat &= COMPAT[t]
+        q += d
+    return n, types, compat
+
+
+@njit(cache=True)
+def axis_fit(s, i, p, d) -> int:
+    """Types a tile alone on empty p may have for its line along d (ALL if it makes none)."""
+    _, t1, c1 = side(s, i, p, -d)
+    _, t2, c2 = side(s, i, p, d)
+    if t1 & ~c2:
+        return 0
+    return c1 & c2
+
+
+@njit(cache=True)
+def front_drop(s, i, p):
+    k = s.front_at[i, p]
+    if k < 0:
+        return
+    last = s.n_front[i] - 1
+    moved = s.front[i, last]
+    s.front[i, k] = moved
+    s.front_fit[i, k] = s.front_fit[i, last]
+    s.front_at[i, moved] = k
+    s.front_at[i, p] = -1
+    s.n_front[i] = last
+
+
+@njit(cache=True)
+def refresh(s, i, p):
+    """The frontier record of cell p, as Board._refresh."""
+    g = s.cfg[C_GRID]
+    grid = s.grid[i]
+    if grid[p] != EMPTY:
+        front_drop(s, i, p)
+        return
+    if (
+        grid[p - 1] == EMPTY
+        and grid[p + 1] == EMPTY
+        and grid[p - g] == EMPTY
+        and grid[p + g] == EMPTY
+    ):
+        front_drop(s, i, p)
+        return
+    fit = axis_fit(s, i, p, 1) & axis_fit(s, i, p, g)
+    k = s.front_at[i, p]
+    if k < 0:
+        k = s.n_front[i]
+        s.front[i, k] = p
+        s.front_at[i, p] = k
+        s.n_front[i] = k + 1
+    s.front_fit[i, k] = fit
+
+
+@njit(cache=True)
+def can_place(s, i, hand) -> bool:
+    """Whether a tile of the type mask ``hand`` fits anywhere on the (non-empty) table."""
+    if hand == 0:
+        return False
+    for k in range(s.n_front[i]):
+        if s.front_fit[i, k] & hand:
+            return True
+    return False
+
+
+@njit(cache=True)
+def line_points(length) -> int:
+    if length < 2:
+        return 0
+    return length + 6 if length == 6 else length
+
+
+@njit(cache=True)
+def run_length(s, i, p, d) -> int:
+    """Length of the line through occupied p along d."""
+    return 1 + side(s, i, p, -d)[0] + side(s, i, p, d)[0]
+
+
+@njit(cache=True)
+def score_placed(s, i) -> int:
+    """What this turn's tiles (already on the grid) score, as Board._check."""
+    g = s.cfg[C_GRID]
+    k = s.n_placed[i]
+    first = s.placed[i, 0]
+    points = 0
+    if k == 1:
+        points = line_points(run_length(s, i, first, 1)) + line_points(run_length(s, i, first, g))
+        return points if points else 1
+    d = 1 if s.placed[i, 1] // g == first // g else g
+    perp = g if d == 1 else 1
+    points = line_points(run_length(s, i, first, d))
+    for j in range(k):
+        points += line_points(run_length(s, i, s.placed[i, j], perp))
+    return points if points else 1
+
+
+@njit(cache=True)
+def hand_mask(s, i) -> int:
+    m = 0
+    for j in range(s.n_left[i]):
+        m |= 1 << s.left[i, j]
+    return m
+
+
+@njit(cache=True)
+def _offer(s, i, p, m):
+    """Sets grid cell p's legal types in the mask if the window shows it."""
+    g = s.cfg[C_GRID]
+    w = s.cfg[C_WINDOW]
+    r = p // g - s.origin[i, 0]
+    c = p % g - s.origin[i, 1]
+    if 0 <= r < w and 0 <= c < w:
+        cell = r * w + c
+        s.mask[i, cell] = m
+        s.mask_cells[i, s.n_mask_cells[i]] = cell
+        s.n_mask_cells[i] += 1
+
+
+@njit(cache=True)
+def _ends(s, i, d, hand):
+    """The two cells that extend this turn's run along d, as Turn._ends."""
+    g = s.cfg[C_GRID]
+    perp = g if d == 1 else 1
+    grid = s.grid[i]
+    first = s.placed[i, 0]
+    compat = COMPAT[s.placed_t[i, 0]]
+    low = first - d
+    while grid[low] != EMPTY:
+        compat &= COMPAT[tile_of(grid[low])]
+        low -= d
+    high = first + d
+    while grid[high] != EMPTY:
+        compat &= COMPAT[tile_of(grid[high])]
+        high += d
+    for q, sign in ((low, -1), (high, 1)):
+        _, types, beyond = side(s, i, q, sign * d)
+        if types & ~compat:
+            continue
+        m = compat & hand & beyond & axis_fit(s, i, q, perp)
+        if m:
+            _offer(s, i, q, m)
+
+
+@njit(cache=True)
+def set_mask(s, i):
+    """The mask of the sub-step to come, as env._mask: clears the last one, sets this one."""
+    w = s.cfg[C_WINDOW]
+    last = w * w
+    for j in range(s.n_mask_cells[i]):
+        s.mask[i, s.mask_cells[i, j]] = 0
+    s.n_mask_cells[i] = 0
+    s.mask[i, last] = 0
+    if s.over[i] or s.truncated[i]:
+        return
+    k = s.n_placed[i]
+    opening = s.opening[i]
+    strict = s.cfg[C_STRICT] != 0
+    # placements
+    if s.n_exch[i] == 0:
+        hand = hand_mask(s, i)
+        if opening and strict:
+            placed = 0
+            for j in range(k):
+                placed |= 1 << s.placed_t[i, j]
+            allowed = 0
+            for j in range(s.n_groups[i]):
+                if placed & ~s.groups[i, j] == 0:
+                    allowed |= s.groups[i, j]
+            hand &= allowed
+            if k >= opening:
+                hand = 0
+        if hand:
+            if k == 0:
+                if s.tiles[i] == 0:
+                    g = s.cfg[C_GRID]
+                    _offer(s, i, s.base[i, 0] * g + s.base[i, 1], hand)
+                else:
+                    for j in range(s.n_front[i]):
+                        m = s.front_fit[i, j] & hand
+                        if m:
+                            _offer(s, i, s.front[i, j], m)
+            elif k == 1:
+                _ends(s, i, 1, hand)
+                _ends(s, i, s.cfg[C_GRID], hand)
+            else:
+                g = s.cfg[C_GRID]
+                _ends(s, i, 1 if s.placed[i, 1] // g == s.placed[i, 0] // g else g, hand)
+    # exchange picks
+    if k == 0 and opening == 0 and s.n_exch[i] < s.bag_n[i]:
+        s.mask[i, last] = hand_mask(s, i)
+    # end
+    if s.n_exch[i] > 0 or (k > 0 and not (opening and strict and k != opening)):
+        s.mask[i, last] |= END_BIT
+
+
+@njit(cache=True)
+def commit_tiles(s, i):
+    """This turn's tiles join the table: codes, bounding box and frontier, as Board._place."""
+    g = s.cfg[C_GRID]
+    grid = s.grid[i]
+    k = s.n_placed[i]
+    for j in range(k):
+        p = s.placed[i, j]
+        grid[p] = TABLE + s.placed_t[i, j]
+        front_drop(s, i, p)
+        r, c = p // g, p % g
+        if s.tiles[i] == k and j == 0:
+            s.box[i, 0], s.box[i, 1], s.box[i, 2], s.box[i, 3] = r, r, c, c
+        else:
+            s.box[i, 0] = min(s.box[i, 0], r)
+            s.box[i, 1] = max(s.box[i, 1], r)
+            s.box[i, 2] = min(s.box[i, 2], c)
+            s.box[i, 3] = max(s.box[i, 3], c)
+    for j in range(k):
+        p = s.placed[i, j]
+        for d in (-1, 1, -g, g):
+            q = p + d
+            while grid[q] != EMPTY:
+                q += d
+            refresh(s, i, q)
+
+
+@njit(cache=True)
+def recentre(s, i) -> bool:
+    """Moves the table back to the grid's middle when it nears an edge; False if it can't."""
+    g = s.cfg[C_GRID]
+    r0, r1, c0, c1 = s.box[i, 0], s.box[i, 1], s.box[i, 2], s.box[i, 3]
+    if r0 >= MARGIN and c0 >= MARGIN and r1 < g - MARGIN and c1 < g - MARGIN:
+        return True
+    if r1 - r0 + 1 > g - 2 * MARGIN or c1 - c0 + 1 > g - 2 * MARGIN:
+        return False
+    dr = (g - (r1 - r0 + 1)) // 2 - r0
+    dc = (g - (c1 - c0 + 1)) // 2 - c0
+    shift = dr * g + dc
+    old = s.grid[i].copy()
+    grid = s.grid[i]
+    grid[:] = EMPTY
+    for r in range(r0, r1 + 1):
+        for c in range(c0, c1 + 1):
+            grid[(r + dr) * g + c + dc] = old[r * g + c]
+    for k in range(s.n_front[i]):
+        s.front_at[i, s.front[i, k]] = -1
+    for k in range(s.n_front[i]):
+        s.front[i, k] += shift
+        s.front_at[i, s.front[i, k]] = k
+    s.box[i, 0] += dr
+    s.box[i, 1] += dr
+    s.box[i, 2] += dc
+    s.box[i, 3] += dc
+    s.base[i, 0] += dr
+    s.base[i, 1] += dc
+    return True
