@@ -23,6 +23,13 @@ except ImportError:  # pragma: no cover - exercised only where numba is missing
     prange = range
 
 
+def kernel(function):
+    """A compiled kernel: cached on disk, free of the GIL, and without numba's reference
+    counting (kernels allocate nothing; counting each array read through the state tuple
+    cost more than the rules)."""
+    return njit(cache=True, nogil=True, _nrt=False)(function)
+
+
 def warn_if_slow() -> None:
     if not COMPILED:
         warnings.warn(
@@ -33,4 +40,4 @@ def warn_if_slow() -> None:
         )
 
 
-__all__ = ["COMPILED", "njit", "prange", "warn_if_slow"]
+__all__ = ["COMPILED", "kernel", "njit", "prange", "warn_if_slow"]

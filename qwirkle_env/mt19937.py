@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._jit import njit
+from ._jit import kernel
 
 N_WORDS = 624
 _M = 397
@@ -30,7 +30,7 @@ def seed_key(seed: int) -> np.ndarray:
     return np.array(words or [0], dtype=np.int64)
 
 
-@njit(cache=True)
+@kernel
 def seed_state(state, pos, row, key):
     """Seeds generator ``row`` like ``random.Random(seed)``; ``key`` from ``seed_key``."""
     mt = state[row]
@@ -61,7 +61,7 @@ def seed_state(state, pos, row, key):
     pos[row] = N_WORDS
 
 
-@njit(cache=True)
+@kernel
 def _twist(mt):
     for k in range(N_WORDS):
         y = (np.int64(mt[k]) & _UPPER) | (np.int64(mt[(k + 1) % N_WORDS]) & _LOWER)
@@ -71,7 +71,7 @@ def _twist(mt):
         mt[k] = v
 
 
-@njit(cache=True)
+@kernel
 def next_word(state, pos, row) -> int:
     """genrand_uint32: the next 32 random bits."""
     mt = state[row]
@@ -87,7 +87,7 @@ def next_word(state, pos, row) -> int:
     return y & _W32
 
 
-@njit(cache=True)
+@kernel
 def randbelow(state, pos, row, n) -> int:
     """``_randbelow(n)`` for 1 <= n < 2**31: ``getrandbits(n.bit_length())`` until < n."""
     k = 0
@@ -101,7 +101,7 @@ def randbelow(state, pos, row, n) -> int:
             return r
 
 
-@njit(cache=True)
+@kernel
 def randrange63(state, pos, row) -> int:
     """``randrange(2**63)``: 64 random bits (low word first) until below 2**63."""
     while True:
@@ -111,7 +111,7 @@ def randrange63(state, pos, row) -> int:
             return (high << 32) | low
 
 
-@njit(cache=True)
+@kernel
 def shuffle(state, pos, row, items, n):
     """``random.shuffle`` of ``items[:n]`` in place."""
     for i in range(n - 1, 0, -1):
@@ -119,17 +119,13 @@ def shuffle(state, pos, row, items, n):
         items[i], items[j] = items[j], items[i]
 
 
-@njit(cache=True)
-def seed_from_int63(state, pos, row, seed):
-    """Seeds ``row`` like ``random.Random(seed)`` for 0 <= seed < 2**63, inside compiled code."""
-    if seed >> 32:
-        key = np.empty(2, dtype=np.int64)
-        key[0] = seed & _W32
-        key[1] = seed >> 32
-    else:
-        key = np.empty(1, dtype=np.int64)
-        key[0] = seed
-    seed_state(state, pos, row, key)
+@kernel
+def seed_from_int63(state, pos, row, seed, key):
+    """Seeds ``row`` like ``random.Random(seed)`` for 0 <= seed < 2**63, inside compiled
+    code; ``key`` is room for two words."""
+    key[0] = seed & _W32
+    key[1] = seed >> 32
+    seed_state(state, pos, row, key[:2] if seed >> 32 else key[:1])
 
 
 def new_generators(n: int) -> tuple[np.ndarray, np.ndarray]:

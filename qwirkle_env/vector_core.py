@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._jit import njit
+from ._jit import kernel
 from .mt19937 import randbelow, randrange63, seed_from_int63, seed_state, shuffle
 from .vector_rules import (
     END_BIT,
@@ -21,6 +21,7 @@ from .vector_rules import (
 )
 from .vector_state import C_GRID, C_PLAYERS, C_REWARD, C_STRICT, C_WINDOW, EMPTY, PLACED
 
+SHAPE = sum(1 << (6 * c) for c in range(6))  # the circles; << k for shape k
 REACH = 5  # as env.REACH: a placement reaches at most this far past the bounding box
 END_BONUS = 6
 # error codes (State.error)
@@ -30,7 +31,7 @@ ERRORS = {GRID_TOO_SMALL: "the table outgrew the simulator's grid"}
 OK, NOT_FINISHED_NONE, OUT_OF_RANGE, ILLEGAL, NEEDS_NONE = 0, 1, 2, 3, 4
 
 
-@njit(cache=True)
+@kernel
 def _sort(a, n):
     for j in range(1, n):
         x = a[j]
@@ -41,7 +42,7 @@ def _sort(a, n):
         a[k + 1] = x
 
 
-@njit(cache=True)
+@kernel
 def _remove(a, n, t) -> int:
     """Removes the first t from a[:n] keeping order; returns the new length."""
     for j in range(n):
@@ -52,25 +53,24 @@ def _remove(a, n, t) -> int:
     return n
 
 
-@njit(cache=True)
-def _group_sizes(hand, n):
-    """(largest group, colour masks, shape masks) of a hand, identical tiles once."""
-    distinct = 0
+@kernel
+def _distinct(hand, n) -> int:
+    m = 0
     for j in range(n):
-        distinct |= 1 << np.int64(hand[j])
-    colours = np.zeros(6, np.int64)
-    shapes = np.zeros(6, np.int64)
-    for t in range(36):
-        if distinct >> t & 1:
-            colours[t // 6] |= 1 << t
-            shapes[t % 6] |= 1 << t
+        m |= 1 << np.int64(hand[j])
+    return m
+
+
+@kernel
+def _largest_group(distinct) -> int:
+    """Size of the hand's largest colour or shape group, identical tiles once."""
     best = 0
     for k in range(6):
-        best = max(best, _bits(colours[k]), _bits(shapes[k]))
-    return best, colours, shapes
+        best = max(best, _bits(distinct & (0b111111 << (6 * k))), _bits(distinct & (SHAPE << k)))
+    return best
 
 
-@njit(cache=True)
+@kernel
 def _bits(m) -> int:
     n = 0
     while m:
@@ -79,7 +79,7 @@ def _bits(m) -> int:
     return n
 
 
-@njit(cache=True)
+@kernel
 def new_game(s, i):
     """Deals slot i's next game, as ``Game(n, seeder.randrange(2**63), strict)``."""
     g = s.cfg[C_GRID]
@@ -98,35 +98,40 @@ def new_game(s, i):
     s.base[i, 1] = g // 2
     seed = randrange63(s.seeder, s.seeder_pos, i)
     s.game_seed[i] = seed
-    seed_from_int63(s.rng, s.rng_pos, i, seed)
+    seed_from_int63(s.rng, s.rng_pos, i, seed, s.key[i])
     for t in range(36):
         for c in range(3):
             s.bag[i, 3 * t + c] = t
     shuffle(s.rng, s.rng_pos, i, s.bag[i], 108)
     s.bag_n[i] = 108
     best = 0
-    tied = np.zeros(4, np.int64)
-    n_tied = 0
+    tied = 0  # seats with the largest group, as bits
     for seat in range(players):
+        hand = s.hands[i, seat]
         for j in range(6):
-            s.hands[i, seat, j] = s.bag[i, 108 - 6 * seat - 6 + j]
+            hand[j] = s.bag[i, 108 - 6 * seat - 6 + j]
         s.hand_n[i, seat] = 6
-        _sort(s.hands[i, seat], 6)
-        size = _group_sizes(s.hands[i, seat], 6)[0]
+        _sort(hand, 6)
+        size = _largest_group(_distinct(hand, 6))
         if size > best:
             best = size
-            n_tied = 0
+            tied = 0
         if size == best:
-            tied[n_tied] = seat
-            n_tied += 1
+            tied |= 1 << seat
     s.bag_n[i] = 108 - 6 * players
-    s.current[i] = tied[0] if n_tied == 1 else tied[randbelow(s.rng, s.rng_pos, i, n_tied)]
+    pick = 0 if _bits(tied) == 1 else randbelow(s.rng, s.rng_pos, i, _bits(tied))
+    for seat in range(players):
+        if tied >> seat & 1:
+            if pick == 0:
+                s.current[i] = seat
+                break
+            pick -= 1
     s.opening[i] = best
     s.n_groups[i] = 0
     if s.cfg[C_STRICT]:
-        _, colours, shapes = _group_sizes(s.hands[i, s.current[i]], 6)
+        distinct = _distinct(s.hands[i, s.current[i]], 6)
         for k in range(6):
-            for m in (colours[k], shapes[k]):
+            for m in (distinct & (0b111111 << (6 * k)), distinct & (SHAPE << k)):
                 if _bits(m) == best:
                     s.groups[i, s.n_groups[i]] = m
                     s.n_groups[i] += 1
@@ -138,7 +143,7 @@ def new_game(s, i):
     new_turn(s, i)
 
 
-@njit(cache=True)
+@kernel
 def new_turn(s, i):
     """The next turn's window, hand and mask, as env._new_turn."""
     g = s.cfg[C_GRID]
@@ -160,10 +165,18 @@ def new_turn(s, i):
     for j in range(s.hand_n[i, seat]):
         s.left[i, j] = s.hands[i, seat, j]
     board = s.board[i]
+    grid = s.grid[i]
     for r in range(w):
-        for c in range(w):
-            gr, gc = r0 + r, c0 + c
-            board[r, c] = s.grid[i, gr * g + gc] if 0 <= gr < g and 0 <= gc < g else EMPTY
+        gr = r0 + r
+        row = board[r]
+        if 0 <= gr < g and c0 >= 0 and c0 + w <= g:
+            start = gr * g + c0
+            for c in range(w):
+                row[c] = grid[start + c]
+        else:
+            for c in range(w):
+                gc = c0 + c
+                row[c] = grid[gr * g + gc] if 0 <= gr < g and 0 <= gc < g else EMPTY
     set_mask(s, i)
     s.check_window[i] = s.tiles[i] > 0 and (
         s.box[i, 0] - REACH < r0
@@ -176,7 +189,7 @@ def new_turn(s, i):
         s.done[i] = True
 
 
-@njit(cache=True)
+@kernel
 def _give(s, i, seat, gained):
     mode = s.cfg[C_REWARD]
     if gained == 0 or mode == 0:
@@ -190,7 +203,7 @@ def _give(s, i, seat, gained):
                 s.rewards[i, other] -= share
 
 
-@njit(cache=True)
+@kernel
 def _advance(s, i, after_placement):
     """Passes the turn on, skipping who can't move; ends a dead game (Game._advance)."""
     if s.bag_n[i] > 0 and after_placement:
@@ -216,7 +229,7 @@ def _advance(s, i, after_placement):
     s.over[i] = True
 
 
-@njit(cache=True)
+@kernel
 def _refill(s, i, seat):
     """The mover's hand: what is left this turn plus draws from the end of the bag."""
     n = s.n_left[i]
@@ -230,23 +243,21 @@ def _refill(s, i, seat):
     _sort(s.hands[i, seat], n + take)
 
 
-@njit(cache=True)
+@kernel
 def _end_turn(s, i):
     seat = s.current[i]
     if s.n_exch[i]:
         k = s.n_exch[i]
-        drawn = np.empty(6, np.int64)
-        for j in range(k):
-            drawn[j] = s.bag[i, s.bag_n[i] - k + j]
-        for j in range(k):
-            s.bag[i, s.bag_n[i] - k + j] = s.exch[i, j]
-        shuffle(s.rng, s.rng_pos, i, s.bag[i], s.bag_n[i])
         n = s.n_left[i]
+        hand = s.hands[i, seat]
+        top = s.bag_n[i] - k
         for j in range(n):
-            s.hands[i, seat, j] = s.left[i, j]
-        for j in range(k):
-            s.hands[i, seat, n + j] = drawn[j]
-        _sort(s.hands[i, seat], n + k)
+            hand[j] = s.left[i, j]
+        for j in range(k):  # draw k, then the set-aside tiles go back in their place
+            hand[n + j] = s.bag[i, top + j]
+            s.bag[i, top + j] = s.exch[i, j]
+        shuffle(s.rng, s.rng_pos, i, s.bag[i], s.bag_n[i])
+        _sort(hand, n + k)
         _advance(s, i, False)
     else:
         points = score_placed(s, i)
@@ -269,7 +280,7 @@ def _end_turn(s, i):
         new_turn(s, i)
 
 
-@njit(cache=True)
+@kernel
 def _finish(s, i):
     s.done[i] = True
     s.n_placed[i] = 0
@@ -288,7 +299,7 @@ def _finish(s, i):
             s.rewards[i, seat] = n / (n - 1) * (won - 1.0 / n)
 
 
-@njit(cache=True)
+@kernel
 def apply_action(s, i, a):
     """One sub-step of the mover of game i, already checked against the mask."""
     w = s.cfg[C_WINDOW]
@@ -323,7 +334,7 @@ def apply_action(s, i, a):
         _end_turn(s, i)
 
 
-@njit(cache=True)
+@kernel
 def check_actions(s, actions):
     """(game, problem) for the first action that can't be taken, or (-1, OK)."""
     w = s.cfg[C_WINDOW]
@@ -349,7 +360,7 @@ def check_actions(s, actions):
     return -1, OK
 
 
-@njit(cache=True)
+@kernel
 def _step_one(s, i, a):
     s.done[i] = False
     s.rewards[i, :] = 0.0
@@ -357,14 +368,14 @@ def _step_one(s, i, a):
         apply_action(s, i, a)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def step_games(s, actions, lo, hi):
     """Games lo..hi-1 take their actions; threads run disjoint ranges (no GIL held)."""
     for i in range(lo, hi):
         _step_one(s, i, actions[i])
 
 
-@njit(cache=True)
+@kernel
 def features(s, i):
     """The 126 observation features from the seat to move, as Observer._features."""
     f = s.features[i]
@@ -373,32 +384,40 @@ def features(s, i):
     seat = s.current[i]
     acting = not s.over[i]
     to_move = acting and not s.truncated[i]
+    n_placed, n_exch = s.n_placed[i], s.n_exch[i]
     if acting:
+        left = s.left[i]
         for j in range(s.n_left[i]):
-            f[s.left[i, j]] += 1.0
-        for j in range(s.n_exch[i]):
-            f[36 + s.exch[i, j]] += 1.0
+            f[left[j]] += 1.0
+        exch = s.exch[i]
+        for j in range(n_exch):
+            f[36 + exch[j]] += 1.0
     else:
+        hand = s.hands[i, seat]
         for j in range(s.hand_n[i, seat]):
-            f[s.hands[i, seat, j]] += 1.0
+            f[hand[j]] += 1.0
+    counts = s.counts[i]
     for t in range(36):
-        f[72 + t] = 3 - s.counts[i, t] - f[t] - f[36 + t]
+        f[72 + t] = 3 - counts[t] - f[t] - f[36 + t]
     f[108] = s.bag_n[i]
-    busy = s.n_placed[i] + s.n_exch[i] if acting else 0
+    busy = n_placed + n_exch if acting else 0
+    scores = s.scores[i]
+    sizes = s.hand_n[i]
     for k in range(n):
         other = (seat + k) % n
-        f[109 + k] = s.scores[i, other]
-        f[113 + k] = s.hand_n[i, other] - (busy if other == seat else 0)
+        f[109 + k] = scores[other]
+        f[113 + k] = sizes[other] - (busy if other == seat else 0)
         f[117 + k] = 1.0
     f[121] = to_move
     f[122] = s.opening[i] != 0
     if acting:
-        f[123] = s.n_placed[i] > 0
-        f[124] = s.n_exch[i] > 0
-        f[125] = to_move and (s.mask[i, s.cfg[C_WINDOW] ** 2] & END_BIT) != 0
+        w = s.cfg[C_WINDOW]
+        f[123] = n_placed > 0
+        f[124] = n_exch > 0
+        f[125] = to_move and (s.mask[i, w * w] & END_BIT) != 0
 
 
-@njit(cache=True)
+@kernel
 def _finish_one(s, i, autoreset):
     if s.done[i]:
         for seat in range(4):
@@ -410,14 +429,14 @@ def _finish_one(s, i, autoreset):
     features(s, i)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def finish_step(s, autoreset, lo, hi):
     """Records finished games, deals the next where asked, and fills the features."""
     for i in range(lo, hi):
         _finish_one(s, i, autoreset)
 
 
-@njit(cache=True)
+@kernel
 def _reset_one(s, i, key):
     if len(key):
         seed_state(s.seeder, s.seeder_pos, i, key)
@@ -427,7 +446,7 @@ def _reset_one(s, i, key):
     features(s, i)
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def reset_games(s, keys, key_lo, key_hi, which):
     """Deals the slots in ``which`` a new game, first seeding those with a key
     (``keys[key_lo[j]:key_hi[j]]``, empty for none)."""
@@ -435,7 +454,7 @@ def reset_games(s, keys, key_lo, key_hi, which):
         _reset_one(s, which[j], keys[key_lo[j] : key_hi[j]])
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def sample_legal(s, u, out, lo, hi):
     """A uniformly random legal action per game (``u`` uniform in [0, 1)); -1 if none.
 

@@ -2,15 +2,16 @@
 
 Compiled twins of ``board.Board`` and ``turn.Turn`` for the batched simulator (same
 frontier idea, same masks; ``tests/test_vector.py`` checks them against the AEC env
-step by step). Every function takes the ``State`` and a game's row ``i``. Cells are flat
-grid indices, so a step along a row is +-1 and along a column +-grid.
+step by step). Functions take the ``State`` and a game's row ``i``, or, on the hot
+paths, just that game's grid row. Cells are flat grid indices, so a step along a row is
++-1 and along a column +-grid.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ._jit import njit
+from ._jit import kernel
 from .lines import COMPAT as _COMPAT
 from .vector_state import C_GRID, C_STRICT, C_WINDOW, EMPTY, MARGIN, TABLE
 
@@ -19,15 +20,14 @@ COMPAT = np.array(_COMPAT, dtype=np.int64)
 END_BIT = 1 << 36
 
 
-@njit(cache=True, inline="always")
+@kernel
 def tile_of(code) -> int:
     return (np.int64(code) - 1) % 36
 
 
-@njit(cache=True)
-def side(s, i, p, d):
+@kernel
+def side(grid, p, d):
     """(length, type mask, compatible mask) of the run of tiles next to p in direction d."""
-    grid = s.grid[i]
     n, types, compat = 0, 0, ALL
     q = p + d
     while grid[q] != EMPTY:
@@ -39,17 +39,17 @@ def side(s, i, p, d):
     return n, types, compat
 
 
-@njit(cache=True)
-def axis_fit(s, i, p, d) -> int:
+@kernel
+def axis_fit(grid, p, d) -> int:
     """Types a tile alone on empty p may have for its line along d (ALL if it makes none)."""
-    _, t1, c1 = side(s, i, p, -d)
-    _, t2, c2 = side(s, i, p, d)
+    _, t1, c1 = side(grid, p, -d)
+    _, t2, c2 = side(grid, p, d)
     if t1 & ~c2:
         return 0
     return c1 & c2
 
 
-@njit(cache=True)
+@kernel
 def front_drop(s, i, p):
     k = s.front_at[i, p]
     if k < 0:
@@ -63,7 +63,7 @@ def front_drop(s, i, p):
     s.n_front[i] = last
 
 
-@njit(cache=True)
+@kernel
 def refresh(s, i, p):
     """The frontier record of cell p, as Board._refresh."""
     g = s.cfg[C_GRID]
@@ -79,7 +79,7 @@ def refresh(s, i, p):
     ):
         front_drop(s, i, p)
         return
-    fit = axis_fit(s, i, p, 1) & axis_fit(s, i, p, g)
+    fit = axis_fit(grid, p, 1) & axis_fit(grid, p, g)
     k = s.front_at[i, p]
     if k < 0:
         k = s.n_front[i]
@@ -89,7 +89,7 @@ def refresh(s, i, p):
     s.front_fit[i, k] = fit
 
 
-@njit(cache=True)
+@kernel
 def can_place(s, i, hand) -> bool:
     """Whether a tile of the type mask ``hand`` fits anywhere on the (non-empty) table."""
     if hand == 0:
@@ -100,38 +100,38 @@ def can_place(s, i, hand) -> bool:
     return False
 
 
-@njit(cache=True)
+@kernel
 def line_points(length) -> int:
     if length < 2:
         return 0
     return length + 6 if length == 6 else length
 
 
-@njit(cache=True)
-def run_length(s, i, p, d) -> int:
+@kernel
+def run_length(grid, p, d) -> int:
     """Length of the line through occupied p along d."""
-    return 1 + side(s, i, p, -d)[0] + side(s, i, p, d)[0]
+    return 1 + side(grid, p, -d)[0] + side(grid, p, d)[0]
 
 
-@njit(cache=True)
+@kernel
 def score_placed(s, i) -> int:
     """What this turn's tiles (already on the grid) score, as Board._check."""
     g = s.cfg[C_GRID]
+    grid = s.grid[i]
     k = s.n_placed[i]
     first = s.placed[i, 0]
-    points = 0
     if k == 1:
-        points = line_points(run_length(s, i, first, 1)) + line_points(run_length(s, i, first, g))
+        points = line_points(run_length(grid, first, 1)) + line_points(run_length(grid, first, g))
         return points if points else 1
     d = 1 if s.placed[i, 1] // g == first // g else g
     perp = g if d == 1 else 1
-    points = line_points(run_length(s, i, first, d))
+    points = line_points(run_length(grid, first, d))
     for j in range(k):
-        points += line_points(run_length(s, i, s.placed[i, j], perp))
+        points += line_points(run_length(grid, s.placed[i, j], perp))
     return points if points else 1
 
 
-@njit(cache=True)
+@kernel
 def hand_mask(s, i) -> int:
     m = 0
     for j in range(s.n_left[i]):
@@ -139,7 +139,7 @@ def hand_mask(s, i) -> int:
     return m
 
 
-@njit(cache=True)
+@kernel
 def _offer(s, i, p, m):
     """Sets grid cell p's legal types in the mask if the window shows it."""
     g = s.cfg[C_GRID]
@@ -153,7 +153,7 @@ def _offer(s, i, p, m):
         s.n_mask_cells[i] += 1
 
 
-@njit(cache=True)
+@kernel
 def _ends(s, i, d, hand):
     """The two cells that extend this turn's run along d, as Turn._ends."""
     g = s.cfg[C_GRID]
@@ -170,23 +170,25 @@ def _ends(s, i, d, hand):
         compat &= COMPAT[tile_of(grid[high])]
         high += d
     for q, sign in ((low, -1), (high, 1)):
-        _, types, beyond = side(s, i, q, sign * d)
+        _, types, beyond = side(grid, q, sign * d)
         if types & ~compat:
             continue
-        m = compat & hand & beyond & axis_fit(s, i, q, perp)
+        m = compat & hand & beyond & axis_fit(grid, q, perp)
         if m:
             _offer(s, i, q, m)
 
 
-@njit(cache=True)
+@kernel
 def set_mask(s, i):
     """The mask of the sub-step to come, as env._mask: clears the last one, sets this one."""
     w = s.cfg[C_WINDOW]
     last = w * w
+    mask = s.mask[i]
+    cells = s.mask_cells[i]
     for j in range(s.n_mask_cells[i]):
-        s.mask[i, s.mask_cells[i, j]] = 0
+        mask[cells[j]] = 0
     s.n_mask_cells[i] = 0
-    s.mask[i, last] = 0
+    mask[last] = 0
     if s.over[i] or s.truncated[i]:
         return
     k = s.n_placed[i]
@@ -212,10 +214,12 @@ def set_mask(s, i):
                     g = s.cfg[C_GRID]
                     _offer(s, i, s.base[i, 0] * g + s.base[i, 1], hand)
                 else:
+                    front = s.front[i]
+                    fits = s.front_fit[i]
                     for j in range(s.n_front[i]):
-                        m = s.front_fit[i, j] & hand
+                        m = fits[j] & hand
                         if m:
-                            _offer(s, i, s.front[i, j], m)
+                            _offer(s, i, front[j], m)
             elif k == 1:
                 _ends(s, i, 1, hand)
                 _ends(s, i, s.cfg[C_GRID], hand)
@@ -230,7 +234,7 @@ def set_mask(s, i):
         s.mask[i, last] |= END_BIT
 
 
-@njit(cache=True)
+@kernel
 def commit_tiles(s, i):
     """This turn's tiles join the table: codes, bounding box and frontier, as Board._place."""
     g = s.cfg[C_GRID]
@@ -257,7 +261,7 @@ def commit_tiles(s, i):
             refresh(s, i, q)
 
 
-@njit(cache=True)
+@kernel
 def recentre(s, i) -> bool:
     """Moves the table back to the grid's middle when it nears an edge; False if it can't."""
     g = s.cfg[C_GRID]
@@ -269,12 +273,19 @@ def recentre(s, i) -> bool:
     dr = (g - (r1 - r0 + 1)) // 2 - r0
     dc = (g - (c1 - c0 + 1)) // 2 - c0
     shift = dr * g + dc
-    old = s.grid[i].copy()
     grid = s.grid[i]
-    grid[:] = EMPTY
-    for r in range(r0, r1 + 1):
-        for c in range(c0, c1 + 1):
-            grid[(r + dr) * g + c + dc] = old[r * g + c]
+    # Move whole rows r0..r1 as one flat range, like memmove (each cell lands on exactly one
+    # other; a row's empty ends may wrap, but they are empty), then clear what was left.
+    lo, hi = r0 * g, (r1 + 1) * g
+    if shift > 0:
+        for p in range(hi - 1, lo - 1, -1):
+            grid[p + shift] = grid[p]
+    else:
+        for p in range(lo, hi):
+            grid[p + shift] = grid[p]
+    for p in range(lo, hi):
+        if not lo + shift <= p < hi + shift:
+            grid[p] = EMPTY
     for k in range(s.n_front[i]):
         s.front_at[i, s.front[i, k]] = -1
     for k in range(s.n_front[i]):

@@ -68,6 +68,7 @@ State = namedtuple(
         "seeder",  # uint32[N, 624] the slot's generator: each new game's seed
         "seeder_pos",  # int64[N]
         "game_seed",  # int64[N]
+        "key",  # int64[N, 2] room for a game seed's two 32-bit words
         "board",  # uint8[N, W, W] the window's cell codes, the observation's board
         "features",  # float32[N, 126] the observation's features, from the mover's seat
         "mask",  # int64[N, W*W + 1] legal types per window cell; last: exchange bits + end
@@ -126,6 +127,7 @@ def allocate(n: int, players: int, window: int, reward: str, strict: bool, grid:
         seeder=seeder,
         seeder_pos=seeder_pos,
         game_seed=z(n, np.int64),
+        key=z((n, 2), np.int64),
         board=z((n, window, window), np.uint8),
         features=z((n, NUM_FEATURES), np.float32),
         mask=z((n, w2 + 1), np.int64),
