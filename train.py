@@ -19,12 +19,15 @@ import time
 from pathlib import Path
 
 from agents.network import NetConfig
-from agents.ppo import PPOConfig
+from agents.ppo import BACKENDS, PPOConfig
 
 HELP = {
     "num_players": "seats per game (2-4)",
     "window": "env window side W (the network works for any W)",
     "strict_opening": "force the largest-group opening (rules default)",
+    "backend": "rollouts from AEC envs (aec) or the batched simulator (vector; no scripted\n"
+    "opponents there: the default --p-scripted share is self-play, a different\n"
+    "--p-scripted or --scripted is an error)",
     "total_steps": "learner sub-steps collected by PPO",
     "num_envs": "games stepped together, one batched forward per step",
     "rollout_steps": "transitions per PPO update",
@@ -77,6 +80,7 @@ def add_config_options(parser: argparse.ArgumentParser) -> None:
         parser.add_argument(
             "--" + f.name.replace("_", "-"), type=kind, default=default,
             help=f"{HELP.get(f.name, '')} (default: {default})",
+            choices=BACKENDS if f.name == "backend" else None,
         )  # fmt: skip
     for f in dataclasses.fields(NetConfig):
         default = getattr(NetConfig(), f.name)
@@ -128,6 +132,13 @@ def config_from_args(args: argparse.Namespace) -> PPOConfig:
         f.name: getattr(args, f.name) for f in dataclasses.fields(PPOConfig) if f.name != "net"
     }
     cfg = PPOConfig(**values, net=net)
+    default = PPOConfig()
+    if cfg.backend == "vector" and cfg.p_scripted > 0:
+        if (cfg.p_scripted, cfg.scripted) != (default.p_scripted, default.scripted):
+            raise SystemExit(
+                "--backend vector has no scripted opponents (they need the AEC env's per-game "
+                "objects): drop --p-scripted/--scripted, or use --backend aec"
+            )
     if cfg.device.startswith("cuda"):
         import torch
 

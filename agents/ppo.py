@@ -3,8 +3,9 @@
 1. Warm start (optional): clone the greedy agent (agents.imitation).
 2. Loop: collect ``rollout_steps`` learner transitions from ``num_envs`` games stepped
    together (agents.selfplay; opponents: the current policy, past snapshots, scripted
-   agents), compute GAE per seat-trajectory, then ``epochs`` passes of clipped-objective
-   minibatch updates with value and entropy terms.
+   agents; or, with ``backend="vector"``, agents.vector_selfplay on the batched simulator,
+   without scripted agents), compute GAE per seat-trajectory, then ``epochs`` passes of
+   clipped-objective minibatch updates with value and entropy terms.
 3. Every ``eval_every`` steps: win rates against random and greedy for the learning curve,
    a checkpoint, a snapshot for the opponent pool.
 
@@ -22,10 +23,13 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 import torch
 
+from qwirkle_env.actions import ActionCodec
 from qwirkle_env.env import DEFAULT_WINDOW, NUM_FEATURES
 
 from .network import NetConfig, PolicyValueNet, masked_distribution
 from .selfplay import Buffer, SelfPlay
+
+BACKENDS = ("aec", "vector")
 
 
 @dataclass
@@ -36,6 +40,9 @@ class PPOConfig:
     num_players: int = 2
     window: int = DEFAULT_WINDOW
     strict_opening: bool = True
+    # rollouts: "aec" (num_envs AEC envs) or "vector" (the batched simulator; no
+    # scripted opponents there: its p_scripted share of games is self-play)
+    backend: str = "aec"
     # budget
     total_steps: int = 2_048  # learner transitions collected by PPO
     num_envs: int = 16
@@ -74,6 +81,10 @@ class PPOConfig:
     device: str = "cpu"
     threads: int = 1  # measured: 3-4x faster than 2 when the 2 cores are shared
     net: NetConfig = field(default_factory=NetConfig)
+
+    def __post_init__(self) -> None:
+        if self.backend not in BACKENDS:
+            raise ValueError(f"backend must be one of {BACKENDS}, got {self.backend!r}")
 
     def env_options(self) -> dict:
         return {
@@ -176,11 +187,10 @@ def train(cfg: PPOConfig, hooks) -> PolicyValueNet:
     hooks.evaluate(net, 0)  # the learning curve's first point
 
     opt = torch.optim.Adam(net.parameters(), lr=cfg.lr, eps=1e-5)
-    play = SelfPlay(cfg, device, hooks.make_agent)
+    play, buf = make_rollouts(cfg, device, hooks.make_agent)
     pool_net = PolicyValueNet(cfg.net).to(device)
     pool: deque[dict] = deque(maxlen=cfg.pool_size)
     pool.append({k: v.clone() for k, v in net.state_dict().items()})
-    buf = Buffer(cfg.rollout_steps * 2, cfg.window, play.codec.num_actions, NUM_FEATURES)
     rng = np.random.default_rng(cfg.seed)
     step, next_eval, start = 0, cfg.eval_every, time.time()
     recent: deque[dict] = deque(maxlen=200)
@@ -192,8 +202,8 @@ def train(cfg: PPOConfig, hooks) -> PolicyValueNet:
             cfg.margin_coef_end - cfg.margin_coef_start
         )
         play.set_pool(list(pool), pool_net)
-        t0 = time.time()
-        before = buf.size
+        t0, before = time.time(), buf.size
+        agent_steps, forward_s = play.agent_steps, play.forward_s
         play.collect(net, buf, cfg.rollout_steps)
         step += buf.size - before
         t1 = time.time()
@@ -205,6 +215,9 @@ def train(cfg: PPOConfig, hooks) -> PolicyValueNet:
         stats.update(
             steps_per_s=step / (time.time() - start),
             collect_s=t1 - t0,
+            collect_steps_per_s=(buf.size - before) / (t1 - t0),  # learner transitions
+            env_steps_per_s=(play.agent_steps - agent_steps) / (t1 - t0),  # all seats
+            forward_s=play.forward_s - forward_s,  # of collect_s: the networks' sampling
             update_s=time.time() - t1,
             lr=opt.param_groups[0]["lr"],
             margin_coef=play.margin_coef,
@@ -217,6 +230,18 @@ def train(cfg: PPOConfig, hooks) -> PolicyValueNet:
             hooks.evaluate(net, step)
             hooks.checkpoint(net, step)
     return net
+
+
+def make_rollouts(cfg: PPOConfig, device: torch.device, make_agent):
+    """The games and the buffer of the configured backend."""
+    num_actions = ActionCodec(cfg.window).num_actions
+    if cfg.backend == "vector":
+        from .vector_selfplay import CompactBuffer, VectorSelfPlay
+
+        buf = CompactBuffer(cfg.rollout_steps * 2, cfg.window, num_actions, NUM_FEATURES)
+        return VectorSelfPlay(cfg, device), buf
+    buf = Buffer(cfg.rollout_steps * 2, cfg.window, num_actions, NUM_FEATURES)
+    return SelfPlay(cfg, device, make_agent), buf
 
 
 def summarise_games(games) -> dict:

@@ -12,6 +12,7 @@ seat's first action (the opponent's opening) belong to no action of it and are d
 from __future__ import annotations
 
 import random
+import time
 
 import numpy as np
 import torch
@@ -158,6 +159,7 @@ class SelfPlay:
         self.margin_coef = cfg.margin_coef_start
         self.finished: list[dict] = []  # per learner seat and game: reward, win, margin
         self.truncated = 0  # learner seats of games the env truncated (tiny windows only)
+        self.agent_steps, self.forward_s = 0, 0.0  # throughput counters
         for i in range(cfg.num_envs):
             self._new_game(i, None)
 
@@ -229,13 +231,16 @@ class SelfPlay:
     # --- stepping ---------------------------------------------------------------------
     @torch.no_grad()
     def _sample(self, net: PolicyValueNet, obs: list, masks: list):
+        t0 = time.perf_counter()
         o = torch.from_numpy(np.stack(obs)).to(self.device)
         m = torch.from_numpy(np.stack(masks)).to(self.device)
         planes, features = split_observation(o, self.cfg.window)
         logits, values = net(planes, features)
         dist = masked_distribution(logits, m)
         actions = dist.sample()
-        return actions.cpu().numpy(), dist.log_prob(actions).cpu().numpy(), values.cpu().numpy()
+        out = actions.cpu().numpy(), dist.log_prob(actions).cpu().numpy(), values.cpu().numpy()
+        self.forward_s += time.perf_counter() - t0
+        return out
 
     def collect(self, net: PolicyValueNet, buf: Buffer, new_steps: int) -> None:
         """Steps all games until ``new_steps`` learner transitions were added to ``buf``."""
@@ -274,6 +279,7 @@ class SelfPlay:
                         buf.next[prev] = idx
                     self.streams[i, seat] = idx
                     actions[i] = int(acts[k])
+            self.agent_steps += len(actions)
             for i, action in actions.items():
                 env = self.envs[i]
                 env.step(action)
