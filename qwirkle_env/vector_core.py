@@ -19,7 +19,16 @@ from .vector_rules import (
     score_placed,
     set_mask,
 )
-from .vector_state import C_GRID, C_PLAYERS, C_REWARD, C_STRICT, C_WINDOW, EMPTY, PLACED
+from .vector_state import (
+    C_GRID,
+    C_PLAYERS,
+    C_REWARD,
+    C_STRICT,
+    C_WINDOW,
+    EMPTY,
+    PLACED,
+    TABLE,
+)
 
 SHAPE = sum(1 << (6 * c) for c in range(6))  # the circles; << k for shape k
 REACH = 5  # as env.REACH: a placement reaches at most this far past the bounding box
@@ -140,12 +149,14 @@ def new_game(s, i):
     s.over[i] = False
     s.truncated[i] = False
     s.outside[i] = 0
-    new_turn(s, i)
+    new_turn(s, i, True)
 
 
 @kernel
-def new_turn(s, i):
-    """The next turn's window, hand and mask, as env._new_turn."""
+def new_turn(s, i, redraw):
+    """The next turn's window, hand and mask, as env._new_turn. The window's board codes
+    are redrawn when the window moved (or ``redraw``); else only last turn's tiles change
+    from "placed this turn" to "on the table"."""
     g = s.cfg[C_GRID]
     w = s.cfg[C_WINDOW]
     if s.tiles[i] == 0:
@@ -155,6 +166,26 @@ def new_turn(s, i):
         cc = (s.box[i, 2] + s.box[i, 3]) // 2
     r0 = cr - w // 2
     c0 = cc - w // 2
+    board = s.board[i]
+    if redraw or r0 != s.origin[i, 0] or c0 != s.origin[i, 1]:
+        grid = s.grid[i]
+        for r in range(w):
+            gr = r0 + r
+            row = board[r]
+            if 0 <= gr < g and c0 >= 0 and c0 + w <= g:
+                start = gr * g + c0
+                for c in range(w):
+                    row[c] = grid[start + c]
+            else:
+                for c in range(w):
+                    gc = c0 + c
+                    row[c] = grid[gr * g + gc] if 0 <= gr < g and 0 <= gc < g else EMPTY
+    else:
+        for j in range(s.n_placed[i]):
+            p = s.placed[i, j]
+            r, c = p // g - r0, p % g - c0
+            if 0 <= r < w and 0 <= c < w:
+                board[r, c] = TABLE + s.placed_t[i, j]
     s.origin[i, 0] = r0
     s.origin[i, 1] = c0
     s.n_placed[i] = 0
@@ -164,19 +195,6 @@ def new_turn(s, i):
     s.n_left[i] = s.hand_n[i, seat]
     for j in range(s.hand_n[i, seat]):
         s.left[i, j] = s.hands[i, seat, j]
-    board = s.board[i]
-    grid = s.grid[i]
-    for r in range(w):
-        gr = r0 + r
-        row = board[r]
-        if 0 <= gr < g and c0 >= 0 and c0 + w <= g:
-            start = gr * g + c0
-            for c in range(w):
-                row[c] = grid[start + c]
-        else:
-            for c in range(w):
-                gc = c0 + c
-                row[c] = grid[gr * g + gc] if 0 <= gr < g and 0 <= gc < g else EMPTY
     set_mask(s, i)
     s.check_window[i] = s.tiles[i] > 0 and (
         s.box[i, 0] - REACH < r0
@@ -277,7 +295,7 @@ def _end_turn(s, i):
     if s.over[i]:
         _finish(s, i)
     else:
-        new_turn(s, i)
+        new_turn(s, i, False)
 
 
 @kernel
