@@ -18,8 +18,11 @@ Observations and masks are compact (``qwirkle_env.compact``):
 | ``action_mask`` | ``(N, W*W + 1)`` int64 | legal tile types per cell; last: exchange + end |
 
 ``compact.dense_observation`` / ``dense_mask`` (numpy) and ``torch_planes`` /
-``masked_logits`` (torch) give the env's exact dense layout. Rewards are ``(N, players)``:
-what each seat received in this step, as ``raw_env.rewards`` after a ``step``.
+``masked_logits`` (torch) give the env's exact dense layout; ``dense=True`` returns that
+layout from ``reset`` and ``step`` directly (``observation`` float32 and ``action_mask``
+int8, as the AEC env's ``observe``), at a large cost in memory traffic. Rewards are
+``(N, players)``: what each seat received in this step, as ``raw_env.rewards`` after a
+``step``.
 """
 
 from __future__ import annotations
@@ -29,14 +32,17 @@ import random
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
+from gymnasium import spaces
 
 from . import vector_core as core
 from ._jit import COMPILED, warn_if_slow
 from .actions import ActionCodec
 from .board import Board
+from .compact import dense_mask, dense_observation
 from .env import DEFAULT_WINDOW, REACH, REWARD_MODES
 from .game import MAX_PLAYERS, MIN_PLAYERS
 from .mt19937 import seed_key
+from .observation import NUM_FEATURES, observation_high
 from .tiles import Tile
 from .vector_state import GRID, TABLE, allocate
 
@@ -62,6 +68,7 @@ class VectorQwirkle:
         strict_opening: bool = True,
         autoreset: bool = True,
         copy: bool = True,
+        dense: bool = False,
         grid: int = GRID,
         threads: int | None = None,
     ) -> None:
@@ -91,8 +98,11 @@ class VectorQwirkle:
         self.strict_opening = bool(strict_opening)
         self.autoreset = bool(autoreset)
         self.copy = bool(copy)
+        self.dense = bool(dense)
         self.codec = ActionCodec(window)
         self.num_actions = self.codec.num_actions
+        self.single_action_space = spaces.Discrete(self.num_actions)
+        self.single_observation_space = self._observation_space(window)
         self.possible_agents = [f"player_{i}" for i in range(num_players)]
         self.state = allocate(num_envs, num_players, window, reward, strict_opening, grid)
         self._seeded = False
@@ -264,8 +274,30 @@ class VectorQwirkle:
         )
         s.outside[i] += missed
 
+    def _observation_space(self, w: int) -> spaces.Dict:
+        if self.dense:
+            return spaces.Dict(
+                {
+                    "observation": spaces.Box(0.0, observation_high(w), dtype=np.float32),
+                    "action_mask": spaces.Box(0, 1, (self.num_actions,), dtype=np.int8),
+                }
+            )
+        high = observation_high(w)[-NUM_FEATURES:]
+        return spaces.Dict(
+            {
+                "board": spaces.Box(0, 72, (w, w), dtype=np.uint8),
+                "features": spaces.Box(0.0, high, dtype=np.float32),
+                "action_mask": spaces.Box(0, 2**37 - 1, (w * w + 1,), dtype=np.int64),
+            }
+        )
+
     def _observation(self) -> dict:
         s = self.state
+        if self.dense:
+            return {
+                "observation": dense_observation(s.board, s.features),
+                "action_mask": dense_mask(s.mask),
+            }
         out = {"board": s.board, "features": s.features, "action_mask": s.mask}
         if self.copy:
             out = {k: v.copy() for k, v in out.items()}

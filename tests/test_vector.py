@@ -193,6 +193,32 @@ def test_copy_option():
     assert obs["action_mask"] is views.state.mask
 
 
+def test_dense_option_gives_the_aec_envs_observation():
+    vec = VectorQwirkle(3, dense=True)
+    obs, _ = vec.reset(seed=20)
+    envs = [raw_env() for _ in range(3)]
+    for i, env in enumerate(envs):
+        env.reset(seed=20 + i)
+    rng = np.random.default_rng(0)
+    for _ in range(40):
+        for i, env in enumerate(envs):
+            expected = env.observe(env.agent_selection)
+            np.testing.assert_array_equal(obs["observation"][i], expected["observation"])
+            np.testing.assert_array_equal(obs["action_mask"][i], expected["action_mask"])
+        assert vec.single_observation_space.contains({k: v[0] for k, v in obs.items()})
+        actions = vec.sample_actions(rng)
+        obs, *_ = vec.step(actions)
+        for i, env in enumerate(envs):
+            env.step(int(actions[i]))
+
+
+def test_compact_observations_fit_their_space():
+    vec = VectorQwirkle(2)
+    obs, _ = vec.reset(seed=0)
+    assert vec.single_observation_space.contains({k: v[1] for k, v in obs.items()})
+    assert vec.single_action_space.n == vec.num_actions
+
+
 def test_compact_helpers_match_dense_forms():
     vec = VectorQwirkle(4)
     obs, _ = vec.reset(seed=11)
