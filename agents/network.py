@@ -169,5 +169,26 @@ def masked_distribution(
     return torch.distributions.Categorical(logits=masked_logits(logits, mask))
 
 
+def sample_legal(
+    logits: torch.Tensor, rows: torch.Tensor, actions: torch.Tensor
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """One action per row of ``logits`` from the masked policy, and its log-probability,
+    given the legal ``(rows, actions)`` pairs (e.g. ``mask.nonzero(as_tuple=True)``; every
+    row needs one). The distribution of ``masked_distribution(logits, mask).sample()``,
+    but softmax and Gumbel-max run over the few legal entries only, not all 36*W*W + 37
+    logits: on CPU that sampling cost twice the network's forward pass; this, ~5%."""
+    n = logits.shape[0]
+    z = logits[rows, actions]
+    top = z.new_full((n,), float("-inf")).scatter_reduce(0, rows, z, "amax")
+    z = z - top[rows]
+    logp = z - z.new_zeros(n).index_add_(0, rows, z.exp()).log()[rows]
+    g = logp - torch.empty_like(logp).exponential_().log()  # + Gumbel noise
+    best = g.new_full((n,), float("-inf")).scatter_reduce(0, rows, g, "amax")
+    pick = torch.zeros(n, dtype=torch.long, device=logits.device)
+    hit = torch.nonzero(g == best[rows]).squeeze(1)
+    pick[rows[hit]] = hit  # each row's argmax (one of them, on an exact tie)
+    return actions[pick], logp[pick]
+
+
 def num_parameters(net: nn.Module) -> int:
     return sum(p.numel() for p in net.parameters())

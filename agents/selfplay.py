@@ -19,7 +19,7 @@ import torch
 
 from qwirkle_env.env import NUM_PLANES, raw_env, split_observation
 
-from .network import PolicyValueNet, masked_distribution
+from .network import PolicyValueNet, sample_legal
 
 LEARNER, POOL = "learner", "pool"
 
@@ -236,9 +236,8 @@ class SelfPlay:
         m = torch.from_numpy(np.stack(masks)).to(self.device)
         planes, features = split_observation(o, self.cfg.window)
         logits, values = net(planes, features)
-        dist = masked_distribution(logits, m)
-        actions = dist.sample()
-        out = actions.cpu().numpy(), dist.log_prob(actions).cpu().numpy(), values.cpu().numpy()
+        actions, logps = sample_legal(logits, *m.nonzero(as_tuple=True))
+        out = actions.cpu().numpy(), logps.cpu().numpy(), values.cpu().numpy()
         self.forward_s += time.perf_counter() - t0
         return out
 

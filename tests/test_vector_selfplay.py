@@ -9,7 +9,7 @@ import torch
 
 import train
 from agents.checkpoint import load_checkpoint
-from agents.network import NetConfig, PolicyValueNet
+from agents.network import NetConfig, PolicyValueNet, masked_distribution, sample_legal
 from agents.ppo import PPOConfig, make_rollouts, ppo_update
 from agents.selfplay import win_reward
 from agents.vector_selfplay import LEARNER
@@ -81,6 +81,19 @@ def test_batch_expands_to_the_env_layout(rollout):
     occupied = dense_planes(buf.boards[idx])[:, :6].any(axis=1)
     side = np.maximum(occupied.any(axis=1).sum(1), occupied.any(axis=2).sum(1))
     assert np.array_equal(buf.extent[idx], side)
+
+
+def test_sample_legal_draws_from_the_masked_policy():
+    torch.manual_seed(0)
+    logits = torch.tensor([[0.0, 1.0, 2.0, 1.5], [3.0, 0.0, -1.0, 0.5]]).repeat(5000, 1)
+    mask = torch.tensor([[1, 1, 0, 1], [0, 1, 1, 1]]).repeat(5000, 1)
+    actions, logp = sample_legal(logits, *mask.nonzero(as_tuple=True))
+    dist = masked_distribution(logits, mask)
+    assert torch.all(mask[torch.arange(len(mask)), actions] == 1)
+    assert torch.allclose(logp, dist.log_prob(actions), atol=1e-5)
+    for r in (0, 1):
+        freq = torch.bincount(actions[r::2], minlength=4) / 5000
+        assert torch.allclose(freq, dist.probs[r], atol=0.02)
 
 
 def stream_totals(buf, ends, cfg):
