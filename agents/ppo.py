@@ -205,8 +205,8 @@ def train(cfg: PPOConfig, hooks) -> PolicyValueNet:
         t0, before = time.time(), buf.size
         agent_steps, forward_s = play.agent_steps, play.forward_s
         play.collect(net, buf, cfg.rollout_steps)
-        step += buf.size - before
-        t1 = time.time()
+        added, t1 = buf.size - before, time.time()
+        step += added
         stats = ppo_update(net, opt, buf, cfg, device, rng)
         play.remap(buf.carry_pending())  # unfinished transitions wait for their reward
         recent.extend(play.finished)
@@ -215,7 +215,7 @@ def train(cfg: PPOConfig, hooks) -> PolicyValueNet:
         stats.update(
             steps_per_s=step / (time.time() - start),
             collect_s=t1 - t0,
-            collect_steps_per_s=(buf.size - before) / (t1 - t0),  # learner transitions
+            collect_steps_per_s=added / (t1 - t0),  # learner transitions
             env_steps_per_s=(play.agent_steps - agent_steps) / (t1 - t0),  # all seats
             forward_s=play.forward_s - forward_s,  # of collect_s: the networks' sampling
             update_s=time.time() - t1,
