@@ -13,9 +13,10 @@ first), on one ``VectorQwirkle`` of ``num_envs`` games instead of ``num_envs`` A
   (plus the game result; a truncated game has none). Points before a seat's first
   action are dropped, as in the AEC backend;
 - the network reads the compact observation directly (``torch_planes`` of the board
-  codes, the features; the legal actions straight from the compact mask, ``legal_pairs``),
-  and the buffer keeps it compact (``CompactBuffer``): no dense observation or mask is
-  built per step, and the dense bool mask of the update only per minibatch.
+  codes, the features; the legal actions straight from the compact mask,
+  ``compact.torch_legal_actions``), and the buffer keeps it compact (``CompactBuffer``):
+  no dense observation or mask is built per step, and the dense bool mask of the update
+  only per minibatch.
 """
 
 from __future__ import annotations
@@ -26,26 +27,13 @@ import time
 import numpy as np
 import torch
 
-from qwirkle_env.compact import torch_planes
+from qwirkle_env.compact import torch_legal_actions, torch_planes
 from qwirkle_env.vector import VectorQwirkle
 
 from .network import PolicyValueNet, sample_legal
 from .selfplay import Buffer, win_reward
 
 LEARNER, POOL = 0, 1  # controller codes per (game, seat)
-
-
-def legal_pairs(mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-    """The legal (row, action index) pairs of compact masks (B, W*W + 1), read from the
-    nonzero cells only: 10-20x faster than ``compact.torch_dense_mask`` (which expands
-    every cell's 36 bits), and all that sampling and a dense bool mask need."""
-    cells = mask.shape[1] - 1
-    bits = torch.arange(37, device=mask.device)
-    row, cell = mask[:, :-1].nonzero(as_tuple=True)
-    k, t = ((mask[row, cell, None] >> bits[:36]) & 1).nonzero(as_tuple=True)
-    last_row, last_bit = ((mask[:, -1:] >> bits) & 1).nonzero(as_tuple=True)
-    rows = torch.cat((row[k], last_row))
-    return rows, torch.cat((t * cells + cell[k], 36 * cells + last_bit))
 
 
 class CompactBuffer(Buffer):
@@ -91,7 +79,7 @@ class CompactBuffer(Buffer):
     def batch(self, idx: np.ndarray, device: torch.device) -> dict[str, torch.Tensor]:
         boards = torch.from_numpy(self.boards[idx]).to(device)
         masks = torch.zeros((len(idx), self.num_actions), dtype=torch.bool, device=device)
-        masks[legal_pairs(torch.from_numpy(self.masks[idx]).to(device))] = True
+        masks[torch_legal_actions(torch.from_numpy(self.masks[idx]).to(device))] = True
         return {
             "planes": torch_planes(boards),
             "features": torch.from_numpy(self.features[idx]).to(device),
@@ -173,7 +161,7 @@ class VectorSelfPlay:
         features = torch.from_numpy(obs["features"]).to(self.device)
         mask = torch.from_numpy(obs["action_mask"]).to(self.device)
         logits, values = net(torch_planes(board), features)
-        actions, logps = sample_legal(logits, *legal_pairs(mask))
+        actions, logps = sample_legal(logits, *torch_legal_actions(mask))
         out = actions.cpu().numpy(), logps.cpu().numpy(), values.cpu().numpy()
         self.forward_s += time.perf_counter() - t0
         return out

@@ -64,22 +64,39 @@ def legal_count(mask: np.ndarray) -> np.ndarray:
 
 
 # --- torch, for policies -----------------------------------------------------------------
+MASKED_LOGIT = -1e8  # finite, so a masked Categorical's entropy stays a number (0 * -inf is nan)
+
+
+def torch_legal_actions(mask):
+    """The legal ``(row, action)`` pairs of compact masks (a torch int64 tensor
+    ``(B, W*W + 1)``), read from the nonzero cells only: what sampling needs, and 10-20x
+    faster than expanding every cell's 36 bits."""
+    import torch
+
+    cells = mask.shape[1] - 1
+    bits = torch.arange(37, device=mask.device)
+    row, cell = mask[:, :-1].nonzero(as_tuple=True)
+    k, t = ((mask[row, cell, None] >> bits[:36]) & 1).nonzero(as_tuple=True)
+    last_row, last_bit = ((mask[:, -1:] >> bits) & 1).nonzero(as_tuple=True)
+    rows = torch.cat((row[k], last_row))
+    return rows, torch.cat((t * cells + cell[k], 36 * cells + last_bit))
+
+
 def torch_dense_mask(mask):
     """Compact masks (a torch int64 tensor ``(..., W*W + 1)``) as a bool tensor
     ``(..., 36*W*W + 37)`` on the same device, the layout of the policy's logits."""
     import torch
 
-    types = torch.arange(37, device=mask.device, dtype=torch.int64)
-    place = (mask[..., :-1].unsqueeze(-2) >> types[:36, None]) & 1
-    last = (mask[..., -1:] >> types) & 1
-    return torch.cat((place.flatten(-2), last), dim=-1).bool()
+    flat = mask.reshape(-1, mask.shape[-1])
+    cells = flat.shape[1] - 1
+    dense = torch.zeros(flat.shape[0], 36 * cells + 37, dtype=torch.bool, device=mask.device)
+    dense[torch_legal_actions(flat)] = True
+    return dense.reshape(*mask.shape[:-1], -1)
 
 
 def masked_logits(logits, mask):
-    """``logits`` with every action the compact ``mask`` forbids set to -inf."""
-
-    allowed = torch_dense_mask(mask)
-    return logits.masked_fill(~allowed, float("-inf"))
+    """``logits`` with every action the compact ``mask`` forbids set to ``MASKED_LOGIT``."""
+    return logits.masked_fill(~torch_dense_mask(mask), MASKED_LOGIT)
 
 
 def torch_planes(board):
@@ -91,6 +108,7 @@ def torch_planes(board):
 
 
 __all__ = [
+    "MASKED_LOGIT",
     "PLANE_TABLE",
     "dense_mask",
     "dense_observation",
@@ -98,5 +116,6 @@ __all__ = [
     "legal_count",
     "masked_logits",
     "torch_dense_mask",
+    "torch_legal_actions",
     "torch_planes",
 ]

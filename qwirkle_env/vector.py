@@ -87,7 +87,9 @@ class VectorQwirkle:
         if not isinstance(grid, int) or grid < 32:
             raise ValueError(f"grid must be an int >= 32, got {grid!r}")
         if threads is None:
-            threads = min(len(os.sched_getaffinity(0)), max(1, num_envs // 32))
+            # measured: a thread per 512 games; below that, handing work to threads costs
+            # more than it saves (docs/vector.md)
+            threads = min(len(os.sched_getaffinity(0)), max(1, num_envs // 512))
         if not isinstance(threads, int) or threads < 1:
             raise ValueError(f"threads must be a positive int or None, got {threads!r}")
         warn_if_slow()
@@ -145,11 +147,13 @@ class VectorQwirkle:
             raise RuntimeError("call reset() before step()")
         actions = self._check(actions)
         s = self.state
-        self._run(core.step_games, s, actions)
+        self._run(core.step_games, s, actions, self.autoreset)
         self._raise_errors()
-        for i in np.flatnonzero(s.check_window):
-            self._count_outside(int(i))
-        self._run(core.finish_step, s, self.autoreset)
+        waiting = np.flatnonzero(s.check_window)
+        if len(waiting):
+            for i in waiting:
+                self._count_outside(int(i))
+            core.finish_games(s, self.autoreset, waiting)
         terminated = s.done & ~s.final_truncated
         truncated = s.done & s.final_truncated
         rewards = s.rewards[:, : self.num_players]

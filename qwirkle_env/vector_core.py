@@ -379,21 +379,6 @@ def check_actions(s, actions):
 
 
 @kernel
-def _step_one(s, i, a):
-    s.done[i] = False
-    s.rewards[i, :] = 0.0
-    if a >= 0:
-        apply_action(s, i, a)
-
-
-@kernel
-def step_games(s, actions, lo, hi):
-    """Games lo..hi-1 take their actions; threads run disjoint ranges (no GIL held)."""
-    for i in range(lo, hi):
-        _step_one(s, i, actions[i])
-
-
-@kernel
 def features(s, i):
     """The 126 observation features from the seat to move, as Observer._features."""
     f = s.features[i]
@@ -448,9 +433,23 @@ def _finish_one(s, i, autoreset):
 
 
 @kernel
-def finish_step(s, autoreset, lo, hi):
-    """Records finished games, deals the next where asked, and fills the features."""
+def step_games(s, actions, autoreset, lo, hi):
+    """Games lo..hi-1 take their actions, record an ending, deal the next game (with
+    autoreset) and fill their features; threads run disjoint ranges without the GIL.
+    A game whose new window needs its outside moves counted (``check_window``, rare) waits
+    for ``finish_games`` after Python has counted them."""
     for i in range(lo, hi):
+        s.done[i] = False
+        s.rewards[i, :] = 0.0
+        if actions[i] >= 0:
+            apply_action(s, i, actions[i])
+        if not s.check_window[i]:
+            _finish_one(s, i, autoreset)
+
+
+@kernel
+def finish_games(s, autoreset, which):
+    for i in which:
         _finish_one(s, i, autoreset)
 
 

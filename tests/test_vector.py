@@ -231,7 +231,9 @@ def test_compact_helpers_match_dense_forms():
     assert torch.equal(torch_mask, torch.from_numpy(dense.astype(bool)))
     logits = torch.randn(4, vec.num_actions)
     masked = masked_logits(logits, torch.from_numpy(obs["action_mask"]))
-    assert torch.equal(torch.isfinite(masked), torch_mask)
+    assert torch.equal(masked > -1e7, torch_mask)
+    entropy = torch.distributions.Categorical(logits=masked).entropy()
+    assert torch.isfinite(entropy).all()
     planes = torch_planes(torch.from_numpy(obs["board"]))
     np.testing.assert_array_equal(planes.numpy(), dense_planes(obs["board"]))
 
