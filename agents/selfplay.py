@@ -133,7 +133,53 @@ class Buffer:
         return {int(old): new for new, old in enumerate(pending)}
 
 
-class SelfPlay:
+class SeatBook:
+    """What both rollout backends keep for the learner's seats: the margin shaping, the
+    pool of past snapshots, the finished games' results, and the streams' links."""
+
+    cfg: object
+    margin_coef: float
+    finished: list[dict]
+    truncated: int
+    pool_states: list[dict]
+    pool_net: PolicyValueNet | None
+    streams: np.ndarray
+
+    def _shaped(self, margin_points: float) -> float:
+        return self.margin_coef * self.cfg.margin_scale * margin_points
+
+    def set_pool(self, states: list[dict], net: PolicyValueNet) -> None:
+        """Past snapshots to play against; one is drawn per rollout."""
+        self.pool_states = states
+        if states:
+            net.load_state_dict(self.rng.choice(states))
+            self.pool_net = net.eval()
+
+    def _settle(self, buf, last: int, margin_points: float, scores, seat: int, truncated: bool,
+                versus: str) -> None:  # fmt: skip
+        """A learner seat's game ended: its last transition gets the shaped margin points
+        it was still owed plus the result (none for a truncated game), and the game is
+        recorded."""
+        win = 0.0 if truncated else win_reward(scores, seat)
+        if last >= 0:
+            buf.rewards[last] += self._shaped(margin_points) + self.cfg.win_coef * win
+            buf.dones[last] = True
+        if truncated:  # no result: the shaping alone, nothing recorded
+            self.truncated += 1
+            return
+        margin = scores[seat] - max(s for k, s in enumerate(scores) if k != seat)
+        share = (win * (len(scores) - 1) + 1) / len(scores)  # 1 win, 0 loss, 1/k tie
+        self.finished.append({"share": share, "margin": margin, "versus": versus})
+
+    def remap(self, mapping: dict[int, int]) -> None:
+        """After ``Buffer.carry_pending``: point the streams at the moved transitions."""
+        for i in range(self.streams.shape[0]):
+            for s in range(self.streams.shape[1]):
+                old = int(self.streams[i, s])
+                self.streams[i, s] = mapping.get(old, -1) if old >= 0 else -1
+
+
+class SelfPlay(SeatBook):
     """``num_envs`` games; each seat is the learner, a past snapshot or a scripted agent.
 
     Per game, with probabilities from the config: all seats learner (self-play); or one
@@ -195,38 +241,16 @@ class SelfPlay:
     def _end_game(self, i: int, buf: Buffer) -> None:
         env = self.envs[i]
         scores = list(env.game.scores)
-        truncated = not env.game.over  # no result: the shaping alone, nothing recorded
-        for seat, ctl in enumerate(self.controllers[i]):
-            if ctl != LEARNER:
-                continue
-            last = self.streams[i, seat]
-            win = 0.0 if truncated else win_reward(scores, seat)
-            if last >= 0:
+        truncated = not env.game.over
+        ctls = self.controllers[i]
+        versus = (
+            "self" if all(c == LEARNER for c in ctls) else ("pool" if POOL in ctls else "scripted")
+        )
+        for seat, ctl in enumerate(ctls):
+            if ctl == LEARNER:
                 cum = env._cumulative_rewards[env.possible_agents[seat]]
-                buf.rewards[last] += self._shaped(cum) + self.cfg.win_coef * win
-                buf.dones[last] = True
-            if truncated:
-                self.truncated += 1
-                continue
-            margin = scores[seat] - max(s for k, s in enumerate(scores) if k != seat)
-            versus = (
-                "self"
-                if all(c == LEARNER for c in self.controllers[i])
-                else ("pool" if POOL in self.controllers[i] else "scripted")
-            )
-            share = (win * (len(scores) - 1) + 1) / len(scores)  # 1 win, 0 loss, 1/k tie
-            self.finished.append({"share": share, "margin": margin, "versus": versus})
+                self._settle(buf, self.streams[i, seat], cum, scores, seat, truncated, versus)
         self._new_game(i, buf)
-
-    def _shaped(self, margin_points: float) -> float:
-        return self.margin_coef * self.cfg.margin_scale * margin_points
-
-    def set_pool(self, states: list[dict], net: PolicyValueNet) -> None:
-        """Past snapshots to play against; one is drawn per rollout."""
-        self.pool_states = states
-        if states:
-            net.load_state_dict(self.rng.choice(states))
-            self.pool_net = net.eval()
 
     # --- stepping ---------------------------------------------------------------------
     @torch.no_grad()
@@ -284,10 +308,3 @@ class SelfPlay:
                 env.step(action)
                 if episode_over(env):
                     self._end_game(i, buf)
-
-    def remap(self, mapping: dict[int, int]) -> None:
-        """After ``Buffer.carry_pending``: point the streams at the moved transitions."""
-        for i in range(self.streams.shape[0]):
-            for s in range(self.streams.shape[1]):
-                old = int(self.streams[i, s])
-                self.streams[i, s] = mapping.get(old, -1) if old >= 0 else -1

@@ -31,7 +31,7 @@ from qwirkle_env.compact import torch_legal_actions, torch_planes
 from qwirkle_env.vector import VectorQwirkle
 
 from .network import PolicyValueNet, sample_legal
-from .selfplay import Buffer, win_reward
+from .selfplay import Buffer, SeatBook
 
 LEARNER, POOL = 0, 1  # controller codes per (game, seat)
 
@@ -89,7 +89,7 @@ class CompactBuffer(Buffer):
         }
 
 
-class VectorSelfPlay:
+class VectorSelfPlay(SeatBook):
     """``num_envs`` simulator games; each seat is the learner or a past snapshot."""
 
     def __init__(self, cfg, device: torch.device) -> None:
@@ -131,27 +131,8 @@ class VectorSelfPlay:
         versus = "pool" if (self.controllers[i] == POOL).any() else "self"
         for seat in np.flatnonzero(self.controllers[i] == LEARNER):
             last = self.streams[i, seat]
-            win = 0.0 if truncated else win_reward(scores, seat)
-            if last >= 0:
-                buf.rewards[last] += self._shaped(self.pending[i, seat]) + self.cfg.win_coef * win
-                buf.dones[last] = True
-            if truncated:  # no result: the shaping alone, nothing recorded
-                self.truncated += 1
-                continue
-            margin = scores[seat] - max(s for k, s in enumerate(scores) if k != seat)
-            share = (win * (len(scores) - 1) + 1) / len(scores)  # 1 win, 0 loss, 1/k tie
-            self.finished.append({"share": share, "margin": margin, "versus": versus})
+            self._settle(buf, last, self.pending[i, seat], scores, int(seat), truncated, versus)
         self._new_game(i)
-
-    def _shaped(self, margin_points):
-        return self.margin_coef * self.cfg.margin_scale * margin_points
-
-    def set_pool(self, states: list[dict], net: PolicyValueNet) -> None:
-        """Past snapshots to play against; one is drawn per rollout."""
-        self.pool_states = states
-        if states:
-            net.load_state_dict(self.rng.choice(states))
-            self.pool_net = net.eval()
 
     # --- stepping ---------------------------------------------------------------------
     @torch.no_grad()
@@ -195,9 +176,3 @@ class VectorSelfPlay:
             self.agent_steps += len(actions)
             for i in np.flatnonzero(terminated | truncated):
                 self._end_game(int(i), buf, info["final_scores"][i], bool(truncated[i]))
-
-    def remap(self, mapping: dict[int, int]) -> None:
-        """After ``Buffer.carry_pending``: point the streams at the moved transitions."""
-        self.streams = np.array(
-            [[mapping.get(int(old), -1) for old in row] for row in self.streams], dtype=np.int64
-        ).reshape(self.streams.shape)
