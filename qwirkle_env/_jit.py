@@ -1,7 +1,8 @@
 """Numba if it is installed, else the same functions run as plain Python.
 
 The batched simulator is written for numba. Without it every kernel still runs, exactly,
-about a hundred times slower; ``COMPILED`` says which one you have.
+about 70 times slower (measured: 8,200 against 560,000 steps/s at batch 256, slower
+than the AEC env); ``COMPILED`` says which one you have.
 """
 
 from __future__ import annotations
@@ -34,7 +35,7 @@ def warn_if_slow() -> None:
     if not COMPILED:
         warnings.warn(
             "numba is not installed, so the batched simulator runs as plain Python (about "
-            "100x slower); pip install numba",
+            "70x slower, slower than the AEC env); pip install numba",
             RuntimeWarning,
             stacklevel=3,
         )
