@@ -171,6 +171,16 @@ class SeatBook:
         share = (win * (len(scores) - 1) + 1) / len(scores)  # 1 win, 0 loss, 1/k tie
         self.finished.append({"share": share, "margin": margin, "versus": versus})
 
+    def _act(self, net: PolicyValueNet, planes, features, legal) -> tuple:
+        """The network's actions, log-probabilities and values for a batch of positions,
+        given its legal ``(row, action)`` pairs; the time goes to ``forward_s``."""
+        t0 = time.perf_counter()
+        logits, values = net(planes, features)
+        actions, logps = sample_legal(logits, *legal)
+        out = actions.cpu().numpy(), logps.cpu().numpy(), values.cpu().numpy()
+        self.forward_s += time.perf_counter() - t0
+        return out
+
     def remap(self, mapping: dict[int, int]) -> None:
         """After ``Buffer.carry_pending``: point the streams at the moved transitions."""
         for i in range(self.streams.shape[0]):
@@ -255,15 +265,10 @@ class SelfPlay(SeatBook):
     # --- stepping ---------------------------------------------------------------------
     @torch.no_grad()
     def _sample(self, net: PolicyValueNet, obs: list, masks: list):
-        t0 = time.perf_counter()
         o = torch.from_numpy(np.stack(obs)).to(self.device)
         m = torch.from_numpy(np.stack(masks)).to(self.device)
         planes, features = split_observation(o, self.cfg.window)
-        logits, values = net(planes, features)
-        actions, logps = sample_legal(logits, *m.nonzero(as_tuple=True))
-        out = actions.cpu().numpy(), logps.cpu().numpy(), values.cpu().numpy()
-        self.forward_s += time.perf_counter() - t0
-        return out
+        return self._act(net, planes, features, m.nonzero(as_tuple=True))
 
     def collect(self, net: PolicyValueNet, buf: Buffer, new_steps: int) -> None:
         """Steps all games until ``new_steps`` learner transitions were added to ``buf``."""

@@ -22,7 +22,6 @@ first), on one ``VectorQwirkle`` of ``num_envs`` games instead of ``num_envs`` A
 from __future__ import annotations
 
 import random
-import time
 
 import numpy as np
 import torch
@@ -30,7 +29,7 @@ import torch
 from qwirkle_env.compact import torch_legal_actions, torch_planes
 from qwirkle_env.vector import VectorQwirkle
 
-from .network import PolicyValueNet, sample_legal
+from .network import PolicyValueNet
 from .selfplay import Buffer, SeatBook
 
 LEARNER, POOL = 0, 1  # controller codes per (game, seat)
@@ -137,15 +136,10 @@ class VectorSelfPlay(SeatBook):
     # --- stepping ---------------------------------------------------------------------
     @torch.no_grad()
     def _sample(self, net: PolicyValueNet, obs: dict):
-        t0 = time.perf_counter()
         board = torch.from_numpy(obs["board"]).to(self.device)
         features = torch.from_numpy(obs["features"]).to(self.device)
         mask = torch.from_numpy(obs["action_mask"]).to(self.device)
-        logits, values = net(torch_planes(board), features)
-        actions, logps = sample_legal(logits, *torch_legal_actions(mask))
-        out = actions.cpu().numpy(), logps.cpu().numpy(), values.cpu().numpy()
-        self.forward_s += time.perf_counter() - t0
-        return out
+        return self._act(net, torch_planes(board), features, torch_legal_actions(mask))
 
     def collect(self, net: PolicyValueNet, buf: CompactBuffer, new_steps: int) -> None:
         """Steps all games until ``new_steps`` learner transitions were added to ``buf``."""
