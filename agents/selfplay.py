@@ -137,13 +137,16 @@ class SeatBook:
     """What both rollout backends keep for the learner's seats: the margin shaping, the
     pool of past snapshots, the finished games' results, and the streams' links."""
 
-    cfg: object
-    margin_coef: float
-    finished: list[dict]
-    truncated: int
-    pool_states: list[dict]
-    pool_net: PolicyValueNet | None
-    streams: np.ndarray
+    def __init__(self, cfg, device: torch.device) -> None:
+        self.cfg, self.device = cfg, device
+        self.rng = random.Random(cfg.seed)
+        self.streams = np.full((cfg.num_envs, cfg.num_players), -1, dtype=np.int64)
+        self.pool_net: PolicyValueNet | None = None
+        self.pool_states: list[dict] = []
+        self.margin_coef = cfg.margin_coef_start
+        self.finished: list[dict] = []  # per learner seat and game: reward, win, margin
+        self.truncated = 0  # learner seats of games the env truncated (tiny windows only)
+        self.agent_steps, self.forward_s = 0, 0.0  # throughput counters
 
     def _shaped(self, margin_points: float) -> float:
         return self.margin_coef * self.cfg.margin_scale * margin_points
@@ -197,8 +200,7 @@ class SelfPlay(SeatBook):
     """
 
     def __init__(self, cfg, device: torch.device, make_scripted) -> None:
-        self.cfg, self.device = cfg, device
-        self.rng = random.Random(cfg.seed)
+        super().__init__(cfg, device)
         self.envs = [
             raw_env(cfg.num_players, cfg.window, "margin", cfg.strict_opening)
             for _ in range(cfg.num_envs)
@@ -209,13 +211,6 @@ class SelfPlay(SeatBook):
         # one scripted agent per (env, spec, seat): planning agents keep a per-game queue
         self.scripted_cache: dict[tuple[int, str], list] = {}
         self.controllers: list[list] = [[] for _ in self.envs]
-        self.streams = np.full((cfg.num_envs, cfg.num_players), -1, dtype=np.int64)
-        self.pool_net: PolicyValueNet | None = None
-        self.pool_states: list[dict] = []
-        self.margin_coef = cfg.margin_coef_start
-        self.finished: list[dict] = []  # per learner seat and game: reward, win, margin
-        self.truncated = 0  # learner seats of games the env truncated (tiny windows only)
-        self.agent_steps, self.forward_s = 0, 0.0  # throughput counters
         for i in range(cfg.num_envs):
             self._new_game(i, None)
 

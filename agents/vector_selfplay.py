@@ -21,8 +21,6 @@ first), on one ``VectorQwirkle`` of ``num_envs`` games instead of ``num_envs`` A
 
 from __future__ import annotations
 
-import random
-
 import numpy as np
 import torch
 
@@ -92,8 +90,7 @@ class VectorSelfPlay(SeatBook):
     """``num_envs`` simulator games; each seat is the learner or a past snapshot."""
 
     def __init__(self, cfg, device: torch.device) -> None:
-        self.cfg, self.device = cfg, device
-        self.rng = random.Random(cfg.seed)
+        super().__init__(cfg, device)
         n, p = cfg.num_envs, cfg.num_players
         self.vec = VectorQwirkle(
             n, p, cfg.window, "margin", cfg.strict_opening, autoreset=True, copy=False
@@ -101,14 +98,7 @@ class VectorSelfPlay(SeatBook):
         self.codec = self.vec.codec
         self.rows = np.arange(n)
         self.controllers = np.full((n, p), LEARNER, dtype=np.int8)
-        self.streams = np.full((n, p), -1, dtype=np.int64)  # each seat's last transition
         self.pending = np.zeros((n, p))  # margin points since the seat's own last action
-        self.pool_net: PolicyValueNet | None = None
-        self.pool_states: list[dict] = []
-        self.margin_coef = cfg.margin_coef_start
-        self.finished: list[dict] = []  # per learner seat and game: reward, win, margin
-        self.truncated = 0  # learner seats of games the env truncated (tiny windows only)
-        self.agent_steps, self.forward_s = 0, 0.0  # throughput counters
         # copy=False: these are views of the simulator's state, read before each step
         self.obs, _ = self.vec.reset(seed=[self.rng.randrange(2**31) for _ in range(n)])
         for i in range(n):
