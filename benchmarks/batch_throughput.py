@@ -52,28 +52,14 @@ def measure_vector(batch: int, seconds: float, copy: bool = False, dense: bool =
 
 
 def measure_aec(seconds: float):
+    """The AEC env in env_throughput.py's user loop, with the busy-cores ratio added."""
+    from env_throughput import measure
+
     from qwirkle_env import raw_env
 
-    env = raw_env()
-    rng = np.random.default_rng(0)
-    env.reset(seed=0)
-    steps = games = 0
     wall, cpu = time.perf_counter(), time.process_time()
-    while True:
-        obs, _, term, trunc, _ = env.last()
-        if term or trunc:
-            env.step(None)
-            if not env.agents:
-                games += 1
-                if time.perf_counter() - wall > seconds:
-                    break
-                env.reset()
-            continue
-        legal = obs["action_mask"].view(bool).nonzero()[0]
-        env.step(int(legal[rng.integers(len(legal))]))
-        steps += 1
-    elapsed = time.perf_counter() - wall
-    return steps / elapsed, games / elapsed, (time.process_time() - cpu) / elapsed
+    sps, gps, _ = measure(raw_env, seconds, time.perf_counter)
+    return sps, gps, (time.process_time() - cpu) / (time.perf_counter() - wall)
 
 
 def main() -> None:
