@@ -119,6 +119,17 @@ class _TypeOffsets(dict):
         return offsets
 
 
+def outside_window(placements, origin: tuple[int, int], window: int) -> int:
+    """How many of these placements (as ``Board._placements`` lists them) put a tile
+    outside the window whose top-left table cell is ``origin``."""
+    r0, c0 = origin
+    return sum(
+        1
+        for items, _ in placements
+        if any(not (0 <= r - r0 < window and 0 <= c - c0 < window) for (r, c), _ in items)
+    )
+
+
 def env(**kwargs) -> AECEnv:
     """The env with PettingZoo's usual wrappers: an illegal action ends the game, -1 to its
     maker; out-of-range actions fail an assertion; order of calls is enforced."""
@@ -312,13 +323,8 @@ class raw_env(AECEnv, EzPickle):
                 self._count_outside()
 
     def _count_outside(self) -> None:
-        r0, c0 = self._origin
         w = self.window
-        missed = sum(
-            1
-            for items, _ in self.game._placements()
-            if any(not (0 <= r - r0 < w and 0 <= c - c0 < w) for (r, c), _ in items)
-        )
+        missed = outside_window(self.game._placements(), self._origin, w)
         if missed:
             self.outside_window += missed
             for a in self.agents:

@@ -39,8 +39,9 @@ from ._jit import COMPILED, warn_if_slow
 from .actions import ActionCodec
 from .board import Board
 from .compact import dense_mask, dense_observation
-from .env import DEFAULT_WINDOW, REACH, REWARD_MODES
+from .env import DEFAULT_WINDOW, REACH, REWARD_MODES, outside_window
 from .game import MAX_PLAYERS, MIN_PLAYERS
+from .lines import mask_of
 from .mt19937 import seed_key
 from .observation import NUM_FEATURES, observation_high
 from .tiles import Tile
@@ -265,18 +266,9 @@ class VectorQwirkle:
         s.check_window[i] = False
         board = self.table(i)
         seat = int(s.current[i])
-        hand = 0
-        for t in s.hands[i, seat, : s.hand_n[i, seat]]:
-            hand |= 1 << int(t)
-        r0 = int(s.origin[i, 0] - s.base[i, 0])
-        c0 = int(s.origin[i, 1] - s.base[i, 1])
-        w = self.window
-        missed = sum(
-            1
-            for items, _ in board._placements(hand)
-            if any(not (0 <= r - r0 < w and 0 <= c - c0 < w) for (r, c), _ in items)
-        )
-        s.outside[i] += missed
+        hand = mask_of(int(t) for t in s.hands[i, seat, : s.hand_n[i, seat]])
+        origin = (int(s.origin[i, 0] - s.base[i, 0]), int(s.origin[i, 1] - s.base[i, 1]))
+        s.outside[i] += outside_window(board._placements(hand), origin, self.window)
 
     def _observation_space(self, w: int) -> spaces.Dict:
         if self.dense:
