@@ -1,13 +1,16 @@
-"""Train, evaluate and play Qwirkle policies from the command line.
+"""Train, evaluate and play Qwirkle agents from the command line.
 
-    python train.py                       # default run (<= 15 min on 2 CPU cores; 5.6 measured)
-    python train.py train --name long --total-steps 200000 ...
+    python train.py                       # the default run: TD self-play, then a table
+    python train.py train --name long --total-games 30000 ...
+    python train.py ppo --total-steps 6000 ...   # the tile-level masked-PPO learner
     python train.py evaluate --agents ckpt:checkpoints/qwirkle_ppo.pt greedy --games 400
     python train.py play --opponent ckpt:checkpoints/qwirkle_ppo.pt
 
-``train`` writes runs/<name>/: checkpoints/ (latest.pt, final.pt, step_*.pt),
-metrics.csv, learning_curve.png, config.json and TensorBoard events if tensorboard is
-installed. Every hyper-parameter of agents.ppo.PPOConfig is an option of ``train``.
+``train`` (the default) trains the move-value network by TD(lambda) self-play
+(agents.td); ``ppo`` trains the tile-level policy on the env's own action space
+(agents.ppo). Both write runs/<name>/: checkpoints/ (latest.pt, final.pt, and one per
+evaluation), metrics.csv, learning_curve.png and config.json. Every hyper-parameter of
+agents.td.TDConfig and agents.ppo.PPOConfig is an option of its command.
 """
 
 from __future__ import annotations
@@ -20,6 +23,8 @@ from pathlib import Path
 
 from agents.network import NetConfig
 from agents.ppo import BACKENDS, PPOConfig
+from agents.td import TDConfig
+from agents.value_net import ValueNetConfig
 
 HELP = {
     "num_players": "seats per game (2-4)",
@@ -62,6 +67,28 @@ HELP = {
 }
 
 
+TD_HELP = {
+    "total_games": "self-play games to train on",
+    "games_per_batch": "games collected between two updates",
+    "players": "seat counts to train on, one drawn per game (e.g. 2,3,4)",
+    "lam": "TD(lambda)'s lambda (1: Monte Carlo returns)",
+    "win_value": "worth of a win (minus for a loss) in units of 10 points",
+    "temperature_start": "softmax exploration over the moves' worth, at the start",
+    "temperature_end": "... at the end (annealed linearly)",
+    "p_scripted": "share of games against scripted agents (the rest: self-play)",
+    "scripted": "comma-separated scripted opponents for those games",
+    "lr": "Adam learning rate",
+    "epochs": "passes over the replay per update",
+    "minibatch": "decisions per gradient step",
+    "replay": "batches of games the regression keeps",
+    "processes": "self-play worker processes (and evaluation processes)",
+    "eval_every": "games between checkpoints and learning-curve matches",
+    "eval_games": "duplicate games per opponent in each learning-curve match",
+    "eval_opponents": "comma-separated opponents for the learning curve",
+    "seed": "random seed",
+}
+
+
 def _bool(text: str) -> bool:
     if text.lower() in ("1", "true", "yes", "on"):
         return True
@@ -89,21 +116,55 @@ def add_config_options(parser: argparse.ArgumentParser) -> None:
         )
 
 
+def add_td_options(parser: argparse.ArgumentParser) -> None:
+    """One --option per TDConfig / ValueNetConfig field, defaults shown in --help."""
+    for f in dataclasses.fields(TDConfig):
+        if f.name == "net":
+            continue
+        default = getattr(TDConfig(), f.name)
+        kind = _bool if isinstance(default, bool) else type(default)
+        parser.add_argument("--" + f.name.replace("_", "-"), type=kind, default=default,
+                            help=f"{TD_HELP.get(f.name, '')} (default: {default})")  # fmt: skip
+    for f in dataclasses.fields(ValueNetConfig):
+        if f.name == "features":
+            continue
+        default = getattr(ValueNetConfig(), f.name)
+        parser.add_argument(f"--{f.name}", type=int, default=default,
+                            help=f"value network {f.name} (default: {default})")  # fmt: skip
+
+
+def add_run_options(parser: argparse.ArgumentParser, final_games: int, final_opps: str) -> None:
+    """Where a training run writes, and the table it ends with."""
+    parser.add_argument("--name", default=None, help="run name: output goes to <out>/<name>")
+    parser.add_argument("--out", default="runs", help="folder for runs (default: runs)")
+    parser.add_argument("--resume", default=None, help="start from this checkpoint's weights")
+    parser.add_argument("--final-games", type=int, default=final_games,
+                        help=f"games per opponent in the final table (0: skip; default "
+                        f"{final_games})")  # fmt: skip
+    parser.add_argument("--final-opponents", default=final_opps,
+                        help=f"opponents of the final table (default: {final_opps})")  # fmt: skip
+    parser.add_argument("--final-seed", type=int, default=FINAL_SEED,
+                        help=f"deal seed of the final table (default: {FINAL_SEED}; the "
+                        "learning curve uses seed 1)")  # fmt: skip
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+FINAL_SEED = 2
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="train.py", description=__doc__, formatter_class=argparse.RawTextHelpFormatter
     )
     sub = parser.add_subparsers(dest="command")
-    t = sub.add_parser("train", help="train a policy with masked PPO (the default command)")
-    t.add_argument("--name", default=None, help="run name: output goes to <out>/<name>")
-    t.add_argument("--out", default="runs", help="folder for runs (default: runs)")
-    t.add_argument("--resume", default=None, help="start from this checkpoint's weights")
-    t.add_argument("--final-games", type=int, default=100,
-                   help="games per opponent in the final table (0: skip; default 100)")  # fmt: skip
-    t.add_argument("--final-opponents", default="random,greedy",
-                   help="opponents of the final table (default: random,greedy)")  # fmt: skip
+    t = sub.add_parser(
+        "train", help="train the move-value agent by TD self-play (the default command)"
+    )
+    add_run_options(t, 400, "greedy,heuristic")
+    add_td_options(t)
+    t = sub.add_parser("ppo", help="train the tile-level policy with masked PPO")
+    add_run_options(t, 100, "random,greedy")
     t.add_argument("--processes", type=int, default=2, help="processes for the final table")
-    t.add_argument("--no-progress", action="store_true", help="no progress bar")
     add_config_options(t)
     e = sub.add_parser("evaluate", help="duplicate-deal tournament (agents.evaluate)")
     e.add_argument("--agents", nargs="+", required=True, help="specs: ckpt:PATH greedy random")
@@ -147,12 +208,87 @@ def config_from_args(args: argparse.Namespace) -> PPOConfig:
     return cfg
 
 
+def td_config_from_args(args: argparse.Namespace) -> TDConfig:
+    net = ValueNetConfig(hidden=args.hidden, layers=args.layers)
+    values = {f.name: getattr(args, f.name) for f in dataclasses.fields(TDConfig) if f.name != "net"}
+    try:
+        return TDConfig(**values, net=net)
+    except ValueError as err:
+        raise SystemExit(str(err)) from None
+
+
+def check_final_options(args: argparse.Namespace) -> list[str]:
+    """The final table's opponents, checked before any training starts."""
+    from agents.base import parse_spec
+
+    opponents = [s.strip() for s in args.final_opponents.split(",") if s.strip()]
+    if args.final_games < 0:
+        raise SystemExit(f"--final-games must be >= 0, got {args.final_games}")
+    if args.final_games and not opponents:
+        raise SystemExit("--final-opponents names no agent (or use --final-games 0)")
+    for spec in opponents:
+        if spec.lower().startswith("ckpt:"):
+            if not Path(spec[5:]).is_file():
+                raise SystemExit(f"--final-opponents: checkpoint {spec[5:]} does not exist")
+            continue
+        try:
+            from agents.base import make_agent
+
+            parse_spec(spec)
+            make_agent(spec)
+        except ValueError as err:
+            raise SystemExit(f"--final-opponents: {err}") from None
+    return opponents
+
+
+def final_table(ckpt: Path, opponents: list[str], args, num_players: int, processes: int) -> None:
+    from agents.evaluate import run_tournament
+
+    for opp in opponents:
+        res = run_tournament(
+            [f"ckpt:{ckpt}", opp], args.final_games, num_players, seed=args.final_seed,
+            processes=processes, progress=not args.no_progress,
+        )  # fmt: skip
+        print(res.table(), flush=True)
+
+
 def cmd_train(args: argparse.Namespace) -> Path:
+    """TD self-play for the move-value network, then the final table."""
+    from agents.checkpoint import VALUE_FORMAT, load_checkpoint, save_checkpoint
+    from agents.td import train
+    from agents.td_run import TDRun, env_options
+
+    cfg = td_config_from_args(args)
+    opponents = check_final_options(args)
+    initial = None
+    if args.resume:
+        try:
+            net, _ = load_checkpoint(args.resume, env_options(), cfg.net.to_dict(), VALUE_FORMAT)
+        except ValueError as err:
+            raise SystemExit(f"--resume: {err}") from None
+        initial = net.state_dict()
+    name = args.name or time.strftime("td-%Y%m%d-%H%M%S")
+    run = TDRun(cfg, Path(args.out) / name, bar=not args.no_progress)
+    start = time.time()
+    net = train(cfg, run, initial)
+    run.close()
+    final = save_checkpoint(run.dir / "checkpoints" / "final.pt", net, env_options(),
+                            cfg.to_dict(), cfg.total_games)  # fmt: skip
+    print(f"trained in {(time.time() - start) / 60:.1f} min; checkpoint {final}; "
+          f"curve {run.dir / 'learning_curve.png'}", flush=True)  # fmt: skip
+    if args.final_games > 0:
+        final_table(final, opponents, args, 2, cfg.processes)
+    print(f"total wall time {(time.time() - start) / 60:.1f} min")
+    return final
+
+
+def cmd_ppo(args: argparse.Namespace) -> Path:
     from agents.checkpoint import load_checkpoint, save_checkpoint
     from agents.ppo import train
     from agents.runlog import Run
 
     cfg = config_from_args(args)
+    opponents = check_final_options(args)
     name = args.name or time.strftime("ppo-%Y%m%d-%H%M%S")
     initial = None
     if args.resume:
@@ -169,14 +305,7 @@ def cmd_train(args: argparse.Namespace) -> Path:
     curve = run.dir / "learning_curve.png"
     print(f"trained in {wall / 60:.1f} min; checkpoint {final}; curve {curve}")
     if args.final_games > 0:
-        from agents.evaluate import run_tournament
-
-        for opp in [s.strip() for s in args.final_opponents.split(",") if s.strip()]:
-            res = run_tournament(
-                [f"ckpt:{final}", opp], args.final_games, cfg.num_players,
-                seed=1, processes=args.processes, progress=not args.no_progress,
-            )  # fmt: skip
-            print(res.table())
+        final_table(final, opponents, args, cfg.num_players, args.processes)
     print(f"total wall time {(time.time() - start) / 60:.1f} min")
     return final
 
@@ -205,7 +334,10 @@ def fast_evaluate(args: argparse.Namespace) -> None:
     first = args.agents[0]
     if not first.lower().startswith("ckpt:") or args.players != 2:
         raise SystemExit("--fast needs a ckpt:PATH first agent and 2 players")
-    net, _ = load_checkpoint(first[5:])
+    try:
+        net, _ = load_checkpoint(first[5:])
+    except ValueError as err:
+        raise SystemExit(f"--fast batches tile-level PPO policies only: {err}") from None
     print("| agent | opponent | games | win share | 95% CI | mean margin | wall s |")
     print("|---|---|---|---|---|---|---|")
     for opp in args.agents[1:]:
@@ -231,7 +363,8 @@ def main(argv: list[str] | None = None) -> None:
     if not argv or argv[0].startswith("-") and argv[0] not in ("-h", "--help"):
         argv = ["train", *argv]
     args = build_parser().parse_args(argv)
-    {"train": cmd_train, "evaluate": cmd_evaluate, "play": cmd_play}[args.command](args)
+    commands = {"train": cmd_train, "ppo": cmd_ppo, "evaluate": cmd_evaluate, "play": cmd_play}
+    commands[args.command](args)
 
 
 if __name__ == "__main__":

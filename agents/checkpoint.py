@@ -4,6 +4,10 @@ A checkpoint is a plain dict of tensors, numbers and strings, so ``torch.load(..
 weights_only=True)`` reads it without unpickling code. A SHA-256 over the weights and the
 configuration is stored beside them: a file edited after saving, truncated, or from
 another architecture or env fails with a ValueError that says which.
+
+Two kinds of network are saved this way, each under its own format name: the tile-level
+policy of masked PPO (``qwirkle-ppo``) and the move-value network of TD self-play
+(``qwirkle-move-value``). A loader that asks for one kind refuses the other by name.
 """
 
 from __future__ import annotations
@@ -16,9 +20,15 @@ from pathlib import Path
 import torch
 
 from .network import NetConfig, PolicyValueNet
+from .value_net import MoveValueNet, ValueNetConfig
 
-FORMAT = "qwirkle-ppo"
+FORMAT = "qwirkle-ppo"  # the tile-level policy
+VALUE_FORMAT = "qwirkle-move-value"  # the move-value network
 VERSION = 1
+KINDS = {
+    FORMAT: (NetConfig, PolicyValueNet, "a tile-level masked-PPO policy"),
+    VALUE_FORMAT: (ValueNetConfig, MoveValueNet, "a move-value network from TD self-play"),
+}
 
 
 def _digest(state_dict: dict, meta: dict) -> str:
@@ -33,7 +43,7 @@ def _digest(state_dict: dict, meta: dict) -> str:
 
 def save_checkpoint(
     path: str | Path,
-    net: PolicyValueNet,
+    net: PolicyValueNet | MoveValueNet,
     env_options: dict,
     train_config: dict | None = None,
     step: int = 0,
@@ -43,7 +53,7 @@ def save_checkpoint(
     path.parent.mkdir(parents=True, exist_ok=True)
     state = {k: v.detach().cpu().clone() for k, v in net.state_dict().items()}
     meta = {
-        "format": FORMAT,
+        "format": VALUE_FORMAT if isinstance(net, MoveValueNet) else FORMAT,
         "version": VERSION,
         "net": net.config.to_dict(),
         "env": dict(env_options),
@@ -61,9 +71,11 @@ def load_checkpoint(
     path: str | Path,
     expect_env: dict | None = None,
     expect_net: dict | None = None,
-) -> tuple[PolicyValueNet, dict]:
+    kind: str | None = FORMAT,
+) -> tuple[PolicyValueNet | MoveValueNet, dict]:
     """(network in eval mode, metadata). ValueError if the file is unreadable, tampered
-    with, or its env/architecture differs from ``expect_env`` / ``expect_net``."""
+    with, of another ``kind`` (a format name; None takes either), or its env/architecture
+    differs from ``expect_env`` / ``expect_net``."""
     path = Path(path)
     if not path.is_file():
         raise ValueError(f"checkpoint {path} does not exist")
@@ -71,8 +83,15 @@ def load_checkpoint(
         blob = torch.load(path, map_location="cpu", weights_only=True)
     except Exception as err:  # corrupt zip, foreign pickle, truncated file...
         raise ValueError(f"checkpoint {path} is corrupt or not a checkpoint: {err}") from None
-    if not isinstance(blob, dict) or blob.get("format") != FORMAT:
-        raise ValueError(f"{path} is not a {FORMAT} checkpoint")
+    found = blob.get("format") if isinstance(blob, dict) else None
+    if found not in KINDS:
+        known = " or ".join(KINDS)
+        raise ValueError(f"{path} is not a qwirkle-env checkpoint (format {found!r}, need {known})")
+    if kind is not None and found != kind:
+        raise ValueError(
+            f"checkpoint {path} holds {KINDS[found][2]} (format {found!r}), "
+            f"but {KINDS[kind][2]} (format {kind!r}) was asked for"
+        )
     if blob.get("version") != VERSION:
         raise ValueError(f"checkpoint {path} has version {blob.get('version')}, need {VERSION}")
     meta = {k: blob.get(k) for k in ("format", "version", "net", "env", "train", "step")}
@@ -92,11 +111,11 @@ def load_checkpoint(
                 f"{k}: checkpoint {a!r} vs requested {b!r}" for k, (a, b) in diff.items()
             )
             raise ValueError(f"checkpoint {path} has an incompatible {what} config ({parts})")
+    config_cls, net_cls, _ = KINDS[found]
     try:
-        config = NetConfig(**meta["net"])
-    except TypeError as err:
-        raise ValueError(f"checkpoint {path}: unknown architecture fields ({err})") from None
-    net = PolicyValueNet(config)
+        net = net_cls(config_cls(**meta["net"]))
+    except (TypeError, ValueError) as err:
+        raise ValueError(f"checkpoint {path}: unknown or unusable architecture ({err})") from None
     try:
         net.load_state_dict(state)
     except RuntimeError as err:

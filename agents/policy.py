@@ -3,8 +3,9 @@
     make_agent("ckpt:checkpoints/qwirkle_ppo.pt")   # via agents.base
     load_agent("checkpoints/qwirkle_ppo.pt", greedy=True)
 
-The network is window-independent (it only looks at the tiles' region), so the agent
-plays in an env of any window size.
+A checkpoint holds either a tile-level policy (masked PPO; ``PolicyAgent``) or a
+move-value network (TD self-play; ``agents.value_agent.ValueAgent``); ``load_agent``
+builds whichever the file's format names. Both work in an env of any window size.
 """
 
 from __future__ import annotations
@@ -19,8 +20,10 @@ from qwirkle_env.env import split_observation
 from qwirkle_env.view import PlayerView
 
 from .base import Agent
-from .checkpoint import load_checkpoint
+from .checkpoint import VALUE_FORMAT, load_checkpoint
+from .move_features import FEATURES
 from .network import PolicyValueNet, masked_logits
+from .value_agent import ValueAgent
 
 
 class PolicyAgent(Agent):
@@ -53,11 +56,26 @@ class PolicyAgent(Agent):
         return int(torch.multinomial(probs, 1, generator=self.gen))
 
 
-def load_agent(path: str | Path, greedy: bool = True) -> PolicyAgent:
-    """The checkpoint at ``path`` as an agent; ValueError if the file is bad."""
-    net, meta = load_checkpoint(path)
+def load_agent(path: str | Path, greedy: bool = True) -> Agent:
+    """The checkpoint at ``path`` as an agent, of the kind its format names (a tile-level
+    policy or a move-value network); ValueError if the file is bad."""
+    net, meta = load_checkpoint(path, kind=None)
     if multiprocessing.current_process().name != "MainProcess":
         torch.set_num_threads(1)  # evaluation workers: one core each
-    agent = PolicyAgent(net, greedy=greedy, meta=meta)
+    if meta["format"] == VALUE_FORMAT:
+        agent = value_agent_of(net, meta, path)
+    else:
+        agent = PolicyAgent(net, greedy=greedy, meta=meta)
     agent.name = f"ckpt:{path}"
     return agent
+
+
+def value_agent_of(net, meta: dict, path: str | Path) -> ValueAgent:
+    """A ValueAgent, once the checkpoint's feature list is checked against this version's."""
+    trained_on = (meta.get("env") or {}).get("features")
+    if trained_on != list(FEATURES):
+        raise ValueError(
+            f"checkpoint {path} was trained on move features {trained_on!r}; this version "
+            f"describes moves with {list(FEATURES)!r}: retrain it with this version"
+        )
+    return ValueAgent(net, meta=meta)

@@ -95,13 +95,7 @@ class Run:
 
     # --- files ------------------------------------------------------------------------
     def _write_csv(self) -> None:
-        fields: list[str] = []
-        for row in self.rows:
-            fields += [k for k in row if k not in fields]
-        with open(self.dir / "metrics.csv", "w", newline="") as f:
-            writer = csv.DictWriter(f, fieldnames=fields)
-            writer.writeheader()
-            writer.writerows(self.rows)
+        write_csv(self.rows, self.dir / "metrics.csv")
 
     def plot(self, path: Path | None = None) -> Path | None:
         """Learning curve: in-training win rate vs each evaluation opponent."""
@@ -110,7 +104,23 @@ class Run:
         return plot_curve(self.evals, path or self.dir / "learning_curve.png", self.dir.name)
 
 
-def plot_curve(evals: list[dict], path: Path, title: str = "") -> Path:
+def write_csv(rows: list[dict], path: Path) -> None:
+    """Rows of possibly different keys as one CSV (the union of the keys, in first-seen order)."""
+    fields: list[str] = []
+    for row in rows:
+        fields += [k for k in row if k not in fields]
+    with open(path, "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=fields)
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def plot_curve(
+    evals: list[dict],
+    path: Path,
+    title: str = "",
+    xlabel: str = "PPO steps (learner sub-steps; 0 = after warm start)",
+) -> Path:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -126,11 +136,11 @@ def plot_curve(evals: list[dict], path: Path, title: str = "") -> Path:
     ax.axhline(0.5, color="grey", lw=0.8, ls="--")
     ax2.axhline(0.0, color="grey", lw=0.8, ls="--")
     ax.set_ylim(0, 1)
-    ax.set_ylabel("win rate (argmax policy)")
+    ax.set_ylabel("win share (argmax policy)")
     ax2.set_ylabel("mean final score margin")
     ax.set_title(f"Learning curve {title}".strip())
     for a in (ax, ax2):
-        a.set_xlabel("PPO steps (learner sub-steps; 0 = after warm start)")
+        a.set_xlabel(xlabel)
         a.legend()
         a.grid(alpha=0.3)
     fig.tight_layout()

@@ -15,7 +15,7 @@ from agents.ppo import PPOConfig
 torch.set_num_threads(1)  # shared CI cores: one thread is much faster
 
 SMOKE = [
-    "train", "--total-steps", "120", "--num-envs", "3", "--rollout-steps", "64",
+    "ppo", "--total-steps", "120", "--num-envs", "3", "--rollout-steps", "64",
     "--minibatch", "32", "--bc-games", "1", "--bc-epochs", "1", "--eval-every", "120",
     "--eval-games", "2", "--eval-opponents", "random", "--final-games", "2",
     "--final-opponents", "random", "--processes", "1", "--window", "25",
@@ -75,7 +75,7 @@ def test_tampered_checkpoint_fails_cleanly(smoke_run, tmp_path):
     with pytest.raises(ValueError, match="corrupt"):
         load_checkpoint(tmp_path / "junk.pt")
     torch.save({"format": "something else"}, tmp_path / "other.pt")
-    with pytest.raises(ValueError, match="not a qwirkle-ppo checkpoint"):
+    with pytest.raises(ValueError, match="not a qwirkle-env checkpoint"):
         load_checkpoint(tmp_path / "other.pt")
     with pytest.raises(ValueError, match="does not exist"):
         load_checkpoint(tmp_path / "missing.pt")
@@ -101,7 +101,7 @@ def test_incompatible_config_fails_cleanly(smoke_run, tmp_path):
 
 def test_help_lists_every_option(capsys):
     with pytest.raises(SystemExit):
-        train.main(["train", "--help"])
+        train.main(["ppo", "--help"])
     text = capsys.readouterr().out
     for f in dataclasses.fields(PPOConfig):
         if f.name != "net":
@@ -112,15 +112,15 @@ def test_help_lists_every_option(capsys):
         assert option in text
 
 
-def test_no_subcommand_means_train():
-    args = train.build_parser().parse_args(["train"])
-    assert args.command == "train" and args.total_steps == PPOConfig().total_steps
+def test_ppo_command_takes_the_ppo_defaults():
+    args = train.build_parser().parse_args(["ppo"])
+    assert args.command == "ppo" and args.total_steps == PPOConfig().total_steps
 
 
 def test_cuda_request_without_cuda_is_a_clear_error():
     if torch.cuda.is_available():
         pytest.skip("CUDA is available here")
-    args = train.build_parser().parse_args(["train", "--device", "cuda"])
+    args = train.build_parser().parse_args(["ppo", "--device", "cuda"])
     with pytest.raises(SystemExit, match="CUDA is not available"):
         train.config_from_args(args)
 

@@ -173,7 +173,7 @@ def test_pool_games_have_one_learner_seat():
 
 
 SMOKE = [
-    "train", "--backend", "vector", "--total-steps", "128", "--num-envs", "4",
+    "ppo", "--backend", "vector", "--total-steps", "128", "--num-envs", "4",
     "--rollout-steps", "64", "--minibatch", "32", "--bc-games", "0", "--eval-every", "128",
     "--eval-games", "2", "--eval-opponents", "random", "--final-games", "0", "--window", "25",
     "--channels", "8", "--blocks", "1", "--hidden", "16", "--no-progress",
@@ -198,10 +198,10 @@ def test_training_run_with_the_vector_backend(tmp_path):
 
 
 def test_scripted_opponents_asked_for_with_the_vector_backend_is_an_error():
-    args = train.build_parser().parse_args(["train", "--backend", "vector", "--p-scripted", "0.5"])
+    args = train.build_parser().parse_args(["ppo", "--backend", "vector", "--p-scripted", "0.5"])
     with pytest.raises(SystemExit, match="no scripted opponents"):
         train.config_from_args(args)
-    args = train.build_parser().parse_args(["train", "--backend", "vector"])
+    args = train.build_parser().parse_args(["ppo", "--backend", "vector"])
     assert train.config_from_args(args).backend == "vector"  # the default share: self-play
     with pytest.raises(ValueError, match="backend"):
         PPOConfig(backend="gpu")

@@ -1,0 +1,300 @@
+"""What each legal move leaves behind, as a row of numbers a small network can value.
+
+The learned agent (``agents.value_agent``) judges whole moves, not sub-steps: the engine
+lists the legal placements and exchanges (about 65 a turn), and each is described by its
+*afterstate* from the mover's seat: the points it scores, the lines it leaves (a line of
+five is a Qwirkle for whoever holds its sixth tile), the tiles kept in hand (the "leave"),
+the bag, the scores, and, once the bag is empty and the opponents' tiles are known, the
+best reply it allows. Features are invariant to the colour/shape naming and cheap: they
+are read off the board's frontier records without copying the board, except for the reply
+check, which only runs once the bag is empty.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+import numpy as np
+
+from qwirkle_env.board import C_D, C_L, C_R, C_U, LEN_H, LEN_V, N_D, N_L, N_R, N_U, Board
+from qwirkle_env.game import END_BONUS, Game
+from qwirkle_env.hand import HAND_SIZE, distinct_exchanges
+from qwirkle_env.lines import ALL, COMPAT, MAX_LINE, ids_of, mask_of
+from qwirkle_env.tiles import COPIES, NUM_SHAPES, NUM_TILES, NUM_TYPES
+from qwirkle_env.view import PlayerView
+
+from .heuristic import chance_opponent_holds
+
+# Points are divided by this before they reach the network, and its values are in the same
+# unit: the agent maximises points/POINT_SCALE + value.
+POINT_SCALE = 10.0
+
+FEATURES = (
+    # the position, the same for every move of a turn
+    "bag_share", "bag_empty", "bag_low", "lead_mean", "lead_max", "opp_tiles",
+    "three_players", "four_players",
+    # the move
+    "points", "exchange", "placed", "goes_out", "qwirkles",
+    # the lines through the placed tiles, after the move
+    "lines_2", "lines_3", "lines_4", "open_fives", "five_risk", "own_fives", "own_safe",
+    # the leave: the tiles kept in hand
+    "kept", "kept_distinct", "kept_duplicates", "kept_colour_group", "kept_shape_group",
+    "kept_synergy", "kept_playable", "kept_live",
+    # once the bag is empty: the opponents' best reply on the new table
+    "reply_points", "reply_goes_out",
+)  # fmt: skip
+NUM_FEATURES = len(FEATURES)
+_AT = {name: i for i, name in enumerate(FEATURES)}
+
+
+@dataclass
+class Position:
+    """What the mover knows at the start of a turn: a PlayerView's facts, without copies."""
+
+    board: Board  # read only
+    hand: list[int]
+    seat: int
+    scores: list[int]
+    hand_sizes: list[int]
+    bag_size: int
+    placements: list  # legal (((cell, tile_id), ...), points), opening rule and window applied
+    can_exchange: bool
+
+    @classmethod
+    def of_view(cls, view: PlayerView) -> Position:
+        return cls(
+            view.board, list(view.hand), view.seat, list(view.scores), list(view.hand_sizes),
+            view.bag_size, view.placements(), view.opening_size is None and view.bag_size > 0,
+        )  # fmt: skip
+
+    @classmethod
+    def of_game(cls, game: Game) -> Position:
+        """The mover's position straight from a game (self-play: no view, no board copy)."""
+        seat = game.current
+        return cls(
+            game.board, list(game.hands[seat]), seat, list(game.scores),
+            [len(h) for h in game.hands], len(game.bag), game._placements(),
+            game.opening_size is None and len(game.bag) > 0,
+        )  # fmt: skip
+
+    def unseen(self) -> list[int]:
+        """Copies of each tile type in the opponents' hands or the bag."""
+        counts = self.board._counts
+        out = [COPIES - counts[t] for t in range(NUM_TYPES)]
+        for t in self.hand:
+            out[t] -= 1
+        return out
+
+
+@dataclass
+class Candidates:
+    """The legal moves of a turn and their features, row i describing move i."""
+
+    placements: list  # ((cell, tile_id), ...) per placement, first rows
+    exchanges: list  # tile ids per exchange, the rows after the placements
+    points: np.ndarray  # float32, points scored now (end bonus included)
+    features: np.ndarray  # float32 (moves, NUM_FEATURES)
+
+    def __len__(self) -> int:
+        return len(self.points)
+
+    def move(self, i: int) -> tuple[str, tuple]:
+        """("place", items) or ("exchange", tile_ids) for row ``i``."""
+        n = len(self.placements)
+        return ("place", self.placements[i]) if i < n else ("exchange", self.exchanges[i - n])
+
+
+def candidates(pos: Position) -> Candidates:
+    """Every legal move of the position with its feature row."""
+    n_players = len(pos.scores)
+    unseen = pos.unseen()
+    unseen_total = sum(unseen)
+    opp_held = sum(k for s, k in enumerate(pos.hand_sizes) if s != pos.seat)
+    mine = pos.scores[pos.seat]
+    others = [s for i, s in enumerate(pos.scores) if i != pos.seat]
+    context = [0.0] * NUM_FEATURES
+    context[0] = pos.bag_size / NUM_TILES
+    context[1] = float(pos.bag_size == 0)
+    context[2] = min(pos.bag_size, HAND_SIZE) / HAND_SIZE
+    context[3] = (mine - sum(others) / len(others)) / 50.0
+    context[4] = (mine - max(others)) / 50.0
+    context[5] = opp_held / (HAND_SIZE * (n_players - 1))
+    context[6] = float(n_players == 3)
+    context[7] = float(n_players == 4)
+    playable = _playable_types(pos.board)
+    leave = _Leaves(unseen, playable)
+    risk = _Risk(unseen, unseen_total, opp_held)
+    reply = _Reply(pos, unseen, opp_held, n_players) if pos.bag_size == 0 and opp_held else None
+    hand_count = Counter(pos.hand)
+    rows = []
+    points = []
+    items_list = [items for items, _ in pos.placements]
+    for items, pts in pos.placements:
+        kept = hand_count.copy()
+        for _, t in items:
+            kept[t] -= 1
+        kept_ids = tuple(sorted(kept.elements()))
+        row = list(context)
+        out = not kept_ids and pos.bag_size == 0
+        pts = pts + (END_BONUS if out else 0)
+        row[8] = pts / POINT_SCALE
+        row[10] = len(items) / HAND_SIZE
+        row[11] = float(out)
+        _line_features(row, pos.board, items, kept, risk)
+        leave.fill(row, kept_ids)
+        if reply is not None and not out:
+            reply.fill(row, items)
+        rows.append(row)
+        points.append(pts)
+    exchanges = distinct_exchanges(pos.hand, pos.bag_size) if pos.can_exchange else []
+    for ids in exchanges:
+        kept = hand_count.copy()
+        for t in ids:
+            kept[t] -= 1
+        row = list(context)
+        row[9] = 1.0
+        leave.fill(row, tuple(sorted(kept.elements())))
+        rows.append(row)
+        points.append(0)
+    features = np.array(rows, dtype=np.float32).reshape(len(rows), NUM_FEATURES)
+    return Candidates(items_list, exchanges, np.array(points, dtype=np.float32), features)
+
+
+def _playable_types(board: Board) -> int:
+    """Mask of the tile types that fit some cell of the table now (all of them on an empty
+    table)."""
+    if not len(board):
+        return ALL
+    mask = 0
+    for fit in board._fits.values():
+        mask |= fit
+    return mask
+
+
+def _line_features(row: list, board: Board, items, kept: Counter, risk: _Risk) -> None:
+    """Lines through the placed tiles once placed: (length, compatible mask) each."""
+    cells = board._cells
+    front = board._front
+    lines = []
+    if len(items) == 1:
+        (p, t), = items  # fmt: skip
+        info = front.get(p)
+        if info is None:  # the first tile of the game
+            return
+        lines.append((info[LEN_H], info[C_L] & info[C_R] & COMPAT[t]))
+        lines.append((info[LEN_V], info[C_U] & info[C_D] & COMPAT[t]))
+    else:
+        placed = dict(items)
+        (r, c), _ = items[0]
+        along_row = items[1][0][0] == r
+        if along_row:
+            lo, hi = min(q[1] for q in placed), max(q[1] for q in placed)
+            span = [(r, k) for k in range(lo, hi + 1)]
+            ends = (front.get((r, lo)), N_L, C_L), (front.get((r, hi)), N_R, C_R)
+        else:
+            lo, hi = min(q[0] for q in placed), max(q[0] for q in placed)
+            span = [(k, c) for k in range(lo, hi + 1)]
+            ends = (front.get((lo, c)), N_U, C_U), (front.get((hi, c)), N_D, C_D)
+        length = len(span)
+        compat = ALL
+        for q in span:
+            t = placed.get(q)
+            compat &= COMPAT[t if t is not None else cells[q]]
+        for info, n_at, c_at in ends:
+            if info is not None:
+                length += info[n_at]
+                compat &= info[c_at]
+        lines.append((length, compat))
+        for q, t in items:
+            info = front.get(q)
+            if info is None:  # the opening: nothing across
+                continue
+            if along_row:
+                lines.append((info[LEN_V], info[C_U] & info[C_D] & COMPAT[t]))
+            else:
+                lines.append((info[LEN_H], info[C_L] & info[C_R] & COMPAT[t]))
+    for length, compat in lines:
+        if length == MAX_LINE:
+            row[12] += 1.0
+        elif 2 <= length <= 4:
+            row[11 + length] += 1.0  # lines_2 .. lines_4
+        elif length == 5:
+            for x in ids_of(compat):  # the one tile type that completes it
+                p = risk.chance(x)
+                own = kept[x] > 0
+                if p > 0 or own:
+                    row[16] += 1.0
+                    row[17] += p
+                if own:
+                    row[18] += 1.0
+                    row[19] += 1.0 - p
+
+
+class _Risk:
+    """P(the opponents hold a tile of this type), cached per type for one turn."""
+
+    def __init__(self, unseen: list[int], unseen_total: int, opp_held: int) -> None:
+        self.unseen, self.total, self.held = unseen, unseen_total, opp_held
+        self.cache: dict[int, float] = {}
+
+    def chance(self, t: int) -> float:
+        p = self.cache.get(t)
+        if p is None:
+            p = self.cache[t] = chance_opponent_holds(self.unseen[t], self.total, self.held)
+        return p
+
+
+class _Leaves:
+    """Leave features per kept multiset, cached: many moves keep the same tiles."""
+
+    def __init__(self, unseen: list[int], playable: int) -> None:
+        self.unseen, self.playable = unseen, playable
+        self.cache: dict[tuple, tuple] = {}
+
+    def fill(self, row: list, kept: tuple) -> None:
+        values = self.cache.get(kept)
+        if values is None:
+            values = self.cache[kept] = self._describe(kept)
+        row[20:28] = values
+
+    def _describe(self, kept: tuple) -> tuple:
+        if not kept:
+            return (0.0,) * 8
+        distinct = set(kept)
+        colours = Counter(t // NUM_SHAPES for t in distinct)
+        shapes = Counter(t % NUM_SHAPES for t in distinct)
+        synergy = sum(g - 1 for g in colours.values()) + sum(g - 1 for g in shapes.values())
+        return (
+            len(kept) / HAND_SIZE,
+            len(distinct) / HAND_SIZE,
+            (len(kept) - len(distinct)) / HAND_SIZE,
+            max(colours.values()) / HAND_SIZE,
+            max(shapes.values()) / HAND_SIZE,
+            synergy / 10.0,
+            sum(1 for t in kept if self.playable >> t & 1) / HAND_SIZE,
+            sum(self.unseen[t] for t in kept) / (COPIES * HAND_SIZE),
+        )
+
+
+class _Reply:
+    """With the bag empty the unseen tiles are the opponents' hands: the most they can score
+    right after a move, and whether they can go out (the game's end and its bonus)."""
+
+    def __init__(self, pos: Position, unseen: list[int], opp_held: int, n_players: int) -> None:
+        self.board = pos.board
+        self.mask = mask_of(t for t, k in enumerate(unseen) if k)
+        self.held = opp_held
+        self.two = n_players == 2
+
+    def fill(self, row: list, items) -> None:
+        board = self.board.copy()
+        board._place(list(items))
+        best, out = 0, 0.0
+        for placed, pts in board._placements(self.mask):
+            if self.two and len(placed) == self.held:
+                pts += END_BONUS
+                out = 1.0
+            best = max(best, pts)
+        row[28] = best / POINT_SCALE
+        row[29] = out

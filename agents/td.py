@@ -1,0 +1,269 @@
+"""TD(lambda) self-play for the move-value network, readable top to bottom.
+
+TD-Gammon's recipe on Qwirkle's whole moves:
+
+1. Workers play games on the engine (no env, no board copies): at each turn the mover lists
+   its legal moves, values each afterstate with the current network, and plays the best
+   one, or samples a softmax over the moves' worth while ``temperature`` > 0. A share of
+   games puts a scripted agent in the other seats.
+2. Each learner decision k leaves an afterstate x_k. Between x_k and the mover's next
+   afterstate x_{k+1} its margin (own score minus the opponents' mean) moves by r_k; after
+   the last one, by the rest of the game plus ``win_value`` times the result (+1 win,
+   -1 loss, shared on ties). The value target is the lambda-return
+   G_k = r_k + (1 - lambda) V(x_{k+1}) + lambda G_{k+1}, in units of POINT_SCALE points.
+3. The learner regresses V on the last ``replay`` batches' targets (recomputed with the
+   current network each time), then hands the new weights to the workers.
+
+Every ``eval_every`` games the run saves a checkpoint and plays duplicate matches against
+``eval_opponents`` through the AEC env (agents.evaluate) for the learning curve.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections import deque
+from dataclasses import asdict, dataclass, field
+from multiprocessing import get_context
+
+import numpy as np
+import torch
+
+from qwirkle_env.game import Game
+from qwirkle_env.view import PlayerView
+
+from .base import make_agent
+from .move_features import Position, candidates
+from .value_agent import move_values, pick
+from .value_net import MoveValueNet, ValueNetConfig
+
+MAX_TURNS = 1000  # a safety net; games take about 50 turns
+
+
+@dataclass
+class TDConfig:
+    """Every hyper-parameter of a run. Defaults: the default run, about 10 min on 2 cores."""
+
+    total_games: int = 3_000
+    games_per_batch: int = 100
+    players: str = "2"  # comma-separated seat counts, one drawn per game, e.g. "2,3,4"
+    lam: float = 0.7  # TD(lambda)
+    win_value: float = 2.0  # the game result, in units of POINT_SCALE points
+    temperature_start: float = 0.3  # softmax exploration over the moves' worth
+    temperature_end: float = 0.05
+    p_scripted: float = 0.2  # share of games with scripted agents in the other seats
+    scripted: str = "greedy,heuristic"
+    lr: float = 1e-3
+    epochs: int = 2  # passes over the replay per batch
+    minibatch: int = 512
+    replay: int = 4  # batches kept for the regression
+    processes: int = 2
+    eval_every: int = 1_000  # games between checkpoints and learning-curve matches
+    eval_games: int = 100
+    eval_opponents: str = "greedy,heuristic"
+    seed: int = 0
+    net: ValueNetConfig = field(default_factory=ValueNetConfig)
+
+    def __post_init__(self) -> None:
+        problems = []
+        for name in ("total_games", "games_per_batch", "epochs", "minibatch", "replay",
+                     "processes", "eval_every", "eval_games"):  # fmt: skip
+            if getattr(self, name) < 1:
+                problems.append(f"{name} must be >= 1 (got {getattr(self, name)})")
+        if not 0.0 <= self.lam <= 1.0:
+            problems.append(f"lam must be in [0, 1] (got {self.lam})")
+        if not 0.0 <= self.p_scripted <= 1.0:
+            problems.append(f"p_scripted must be in [0, 1] (got {self.p_scripted})")
+        if self.temperature_start < 0 or self.temperature_end < 0:
+            problems.append("temperatures must be >= 0")
+        if self.lr <= 0:
+            problems.append(f"lr must be > 0 (got {self.lr})")
+        try:
+            seats = self.player_counts()
+            if not seats or any(n not in (2, 3, 4) for n in seats):
+                problems.append(f"players must list seat counts from 2, 3, 4 (got {self.players!r})")
+        except ValueError:
+            problems.append(f"players must be comma-separated integers (got {self.players!r})")
+        if self.p_scripted > 0 and not self.scripted_specs():
+            problems.append("p_scripted > 0 needs at least one --scripted agent spec")
+        if problems:
+            raise ValueError("bad training config: " + "; ".join(problems))
+
+    def player_counts(self) -> list[int]:
+        return [int(s) for s in str(self.players).split(",") if s.strip()]
+
+    def scripted_specs(self) -> list[str]:
+        return [s.strip() for s in self.scripted.split(",") if s.strip()]
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class Trajectory:
+    """One learner seat's decisions in one game."""
+
+    features: np.ndarray  # (K, NUM_FEATURES) of the chosen afterstates
+    rewards: np.ndarray  # (K,) r_k in POINT_SCALE units, the result included in the last
+
+
+# --- self-play ---------------------------------------------------------------------------
+_SCRIPTED: dict[str, object] = {}  # per worker
+
+
+def play_game(layers: list, seed: int, num_players: int, temperature: float,
+              scripted: str | None, win_value: float) -> tuple[list[Trajectory], int]:  # fmt: skip
+    """One game; the learner plays every seat, or seat ``seed % n`` against ``scripted``.
+
+    Returns the learner seats' trajectories and the number of learner decisions.
+    """
+    from .move_features import POINT_SCALE
+
+    rng = random.Random(seed)
+    game = Game(num_players, seed=seed)
+    learner = set(range(num_players))
+    others = {}
+    if scripted is not None:
+        seat = seed % num_players
+        learner = {seat}
+        if scripted not in _SCRIPTED:
+            _SCRIPTED[scripted] = make_agent(scripted)
+        others = {s: _SCRIPTED[scripted] for s in range(num_players) if s != seat}
+    feats: dict[int, list] = {s: [] for s in learner}
+    margins: dict[int, list] = {s: [] for s in learner}
+    turns = 0
+    while not game.over and turns < MAX_TURNS:
+        seat = game.current
+        if seat in others:
+            agent = others[seat]
+            agent.reset(seat, num_players, rng.randrange(2**31))
+            game.apply(agent.choose(PlayerView.of(game, seat)))
+        else:
+            cands = candidates(Position.of_game(game))
+            i = pick(move_values(layers, cands), temperature, rng)
+            kind, what = cands.move(i)
+            if kind == "place":
+                game._apply_placement(list(what), checked=True)
+            else:
+                game._apply_exchange(list(what))
+            feats[seat].append(cands.features[i])
+            margins[seat].append(_margin(game.scores, seat))
+        turns += 1
+    out = []
+    winners = game.winners()
+    for s in sorted(learner):
+        if not feats[s]:
+            continue
+        m = np.array(margins[s] + [_margin(game.scores, s)], dtype=np.float32)
+        rewards = np.diff(m) / POINT_SCALE
+        share = 1.0 / len(winners) if s in winners else 0.0
+        rewards[-1] += win_value * (share * num_players - 1) / (num_players - 1)
+        out.append(Trajectory(np.stack(feats[s]), rewards))
+    return out, sum(len(f) for f in feats.values())
+
+
+def _margin(scores: list[int], seat: int) -> float:
+    others = (sum(scores) - scores[seat]) / (len(scores) - 1)
+    return scores[seat] - others
+
+
+def _play_task(task: tuple) -> tuple[list[Trajectory], int]:
+    return play_game(*task)
+
+
+def lambda_returns(traj: Trajectory, next_values: np.ndarray, lam: float) -> np.ndarray:
+    """G_k = r_k + (1 - lam) V(x_{k+1}) + lam G_{k+1}; ``next_values[k]`` is V(x_{k+1})
+    (0 after the last decision)."""
+    out = np.empty_like(traj.rewards)
+    g = 0.0
+    for k in range(len(out) - 1, -1, -1):
+        g = traj.rewards[k] + (1.0 - lam) * next_values[k] + lam * g
+        out[k] = g
+    return out
+
+
+def targets(net: MoveValueNet, batch: list[Trajectory], lam: float) -> tuple:
+    """(features, lambda-return targets) of every decision in ``batch``."""
+    x = np.concatenate([t.features for t in batch])
+    with torch.no_grad():
+        v = net(torch.from_numpy(x)).numpy()
+    ys, at = [], 0
+    for t in batch:
+        k = len(t.rewards)
+        nxt = np.zeros(k, dtype=np.float32)
+        nxt[:-1] = v[at + 1 : at + k]
+        ys.append(lambda_returns(t, nxt, lam))
+        at += k
+    return x, np.concatenate(ys)
+
+
+# --- the loop ------------------------------------------------------------------------------
+def train(cfg: TDConfig, hooks, initial: dict | None = None) -> MoveValueNet:
+    """Runs TD(lambda) self-play; ``hooks`` (agents.td_run.TDRun) logs and evaluates."""
+    torch.manual_seed(cfg.seed)
+    rng = random.Random(f"td-train:{cfg.seed}")
+    net = MoveValueNet(cfg.net)
+    if initial is not None:
+        net.load_state_dict(initial)
+    opt = torch.optim.Adam(net.parameters(), lr=cfg.lr)
+    replay: deque[list[Trajectory]] = deque(maxlen=cfg.replay)
+    counts = cfg.player_counts()
+    scripted = cfg.scripted_specs()
+    ctx = get_context("fork")
+    pool = ctx.Pool(cfg.processes) if cfg.processes > 1 else None
+    played = 0
+    hooks.evaluate(net, 0)
+    next_eval = cfg.eval_every
+    try:
+        while played < cfg.total_games:
+            frac = played / cfg.total_games
+            temp = cfg.temperature_start + (cfg.temperature_end - cfg.temperature_start) * frac
+            layers = net.numpy_layers()
+            n = min(cfg.games_per_batch, cfg.total_games - played)
+            tasks = []
+            for _ in range(n):
+                opp = scripted[rng.randrange(len(scripted))] if rng.random() < cfg.p_scripted else None
+                tasks.append((layers, rng.randrange(2**62) + 2**31, rng.choice(counts), temp,
+                              opp, cfg.win_value))  # fmt: skip
+            start = time.perf_counter()
+            results = pool.map(_play_task, tasks, chunksize=4) if pool else map(_play_task, tasks)
+            batch, decisions = [], 0
+            for trajs, k in results:
+                batch += trajs
+                decisions += k
+            collect_s = time.perf_counter() - start
+            replay.append(batch)
+            start = time.perf_counter()
+            loss = _fit(net, opt, [t for b in replay for t in b], cfg, rng)
+            update_s = time.perf_counter() - start
+            played += n
+            hooks.log(played, {
+                "decisions_per_s": decisions / collect_s, "collect_s": collect_s,
+                "update_s": update_s, "loss": loss, "temperature": temp,
+                "mean_return": float(np.mean([t.rewards.sum() for t in batch])),
+            })  # fmt: skip
+            if played >= next_eval or played >= cfg.total_games:
+                hooks.evaluate(net, played)
+                next_eval += cfg.eval_every
+    finally:
+        if pool is not None:
+            pool.close()
+            pool.join()
+    return net
+
+
+def _fit(net: MoveValueNet, opt, data: list[Trajectory], cfg: TDConfig, rng) -> float:
+    x, y = targets(net, data, cfg.lam)
+    x, y = torch.from_numpy(x), torch.from_numpy(y)
+    gen = torch.Generator().manual_seed(rng.randrange(2**31))
+    losses = []
+    for _ in range(cfg.epochs):
+        order = torch.randperm(len(y), generator=gen)
+        for i in range(0, len(y), cfg.minibatch):
+            idx = order[i : i + cfg.minibatch]
+            loss = torch.nn.functional.mse_loss(net(x[idx]), y[idx])
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            losses.append(loss.item())
+    return float(np.mean(losses))

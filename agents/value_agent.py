@@ -1,0 +1,58 @@
+"""The learned agent: values every legal move with a trained network and plays the best.
+
+One ply, no search: each move is worth its points now plus the network's value of the
+position it leaves (``agents.value_net``). It thinks in whole moves and hands them to the
+env tile by tile, as the scripted agents do.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+
+import numpy as np
+
+from qwirkle_env.moves import Move
+from qwirkle_env.view import PlayerView
+
+from .base import PlanningAgent, exchange, placement
+from .move_features import POINT_SCALE, Candidates, Position, candidates
+from .value_net import MoveValueNet, values
+
+
+def move_values(layers: list, cands: Candidates) -> np.ndarray:
+    """What each candidate is worth: points now (over POINT_SCALE) plus the afterstate value."""
+    return cands.points / POINT_SCALE + values(layers, cands.features)
+
+
+def pick(worth: np.ndarray, temperature: float, rng: random.Random) -> int:
+    """The best move (``temperature`` 0), or a softmax sample over the moves' worth."""
+    if temperature <= 0:
+        return int(np.argmax(worth))
+    z = (worth - worth.max()) / temperature
+    p = np.exp(z)
+    u = rng.random() * float(p.sum())
+    return min(int(np.searchsorted(np.cumsum(p), u)), len(p) - 1)
+
+
+class ValueAgent(PlanningAgent):
+    """Plays the move of highest worth; ``temperature`` > 0 samples instead (exploration)."""
+
+    name = "value"
+
+    def __init__(self, net: MoveValueNet, meta: dict | None = None, temperature: float = 0.0):
+        if not (isinstance(temperature, int | float) and math.isfinite(temperature)):
+            raise ValueError(f"temperature must be a finite number >= 0, got {temperature!r}")
+        if temperature < 0:
+            raise ValueError(f"temperature must be >= 0, got {temperature}")
+        self.layers = net.numpy_layers()
+        self.meta = meta or {}
+        self.temperature = float(temperature)
+        self.reset(0, 2, 0)
+
+    def choose(self, view: PlayerView) -> Move:
+        cands = candidates(Position.of_view(view))
+        if not len(cands):
+            raise RuntimeError("no legal move in this view: is it this agent's turn?")
+        kind, what = cands.move(pick(move_values(self.layers, cands), self.temperature, self.rng))
+        return placement(what) if kind == "place" else exchange(what)
