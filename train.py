@@ -210,7 +210,8 @@ def config_from_args(args: argparse.Namespace) -> PPOConfig:
 
 def td_config_from_args(args: argparse.Namespace) -> TDConfig:
     net = ValueNetConfig(hidden=args.hidden, layers=args.layers)
-    values = {f.name: getattr(args, f.name) for f in dataclasses.fields(TDConfig) if f.name != "net"}
+    fields = [f.name for f in dataclasses.fields(TDConfig) if f.name != "net"]
+    values = {name: getattr(args, name) for name in fields}
     try:
         return TDConfig(**values, net=net)
     except ValueError as err:

@@ -81,7 +81,7 @@ class TDConfig:
         try:
             seats = self.player_counts()
             if not seats or any(n not in (2, 3, 4) for n in seats):
-                problems.append(f"players must list seat counts from 2, 3, 4 (got {self.players!r})")
+                problems.append(f"players must list seat counts 2, 3 or 4 (got {self.players!r})")
         except ValueError:
             problems.append(f"players must be comma-separated integers (got {self.players!r})")
         if self.p_scripted > 0 and not self.scripted_specs():
@@ -222,7 +222,9 @@ def train(cfg: TDConfig, hooks, initial: dict | None = None) -> MoveValueNet:
             n = min(cfg.games_per_batch, cfg.total_games - played)
             tasks = []
             for _ in range(n):
-                opp = scripted[rng.randrange(len(scripted))] if rng.random() < cfg.p_scripted else None
+                opp = None
+                if rng.random() < cfg.p_scripted:
+                    opp = scripted[rng.randrange(len(scripted))]
                 tasks.append((layers, rng.randrange(2**62) + 2**31, rng.choice(counts), temp,
                               opp, cfg.win_value))  # fmt: skip
             start = time.perf_counter()

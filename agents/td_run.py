@@ -67,8 +67,8 @@ class TDRun:
             )
         self.evals.append(result)
         write_csv(self.evals, self.dir / "evals.csv")
-        plot_curve(self.evals, self.dir / "learning_curve.png", self.dir.name,
-                   xlabel="self-play games (0 = the untrained network, which plays as greedy)")  # fmt: skip
+        xlabel = "self-play games (0: the untrained network, which plays as greedy)"
+        plot_curve(self.evals, self.dir / "learning_curve.png", self.dir.name, xlabel)
         return result
 
     def close(self) -> None:

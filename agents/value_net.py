@@ -43,7 +43,8 @@ class MoveValueNet(nn.Module):
         if config.layers < 1 or config.hidden < 1:
             raise ValueError("a value network needs at least one hidden layer of width >= 1")
         sizes = [config.features] + [config.hidden] * config.layers
-        self.hidden = nn.ModuleList(nn.Linear(a, b) for a, b in zip(sizes, sizes[1:]))
+        pairs = zip(sizes[:-1], sizes[1:], strict=True)
+        self.hidden = nn.ModuleList(nn.Linear(a, b) for a, b in pairs)
         self.out = nn.Linear(config.hidden, 1)
         nn.init.zeros_(self.out.weight)
         nn.init.zeros_(self.out.bias)

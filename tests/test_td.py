@@ -157,7 +157,8 @@ def test_numpy_and_torch_forward_agree():
 
 # --- TD targets and self-play ----------------------------------------------------------
 def test_lambda_returns_span_td0_to_monte_carlo():
-    traj = Trajectory(np.zeros((3, NUM_FEATURES), np.float32), np.array([1.0, -2.0, 4.0], np.float32))
+    rewards = np.array([1.0, -2.0, 4.0], np.float32)
+    traj = Trajectory(np.zeros((3, NUM_FEATURES), np.float32), rewards)
     nxt = np.array([10.0, 20.0, 0.0], np.float32)
     assert lambda_returns(traj, nxt, 1.0).tolist() == [3.0, 2.0, 4.0]
     assert lambda_returns(traj, nxt, 0.0).tolist() == [11.0, 18.0, 4.0]
@@ -247,9 +248,11 @@ def test_checkpoint_from_another_feature_set_is_refused(tmp_path):
 
 
 # --- train.py ---------------------------------------------------------------------------
-TINY = ["train", "--total-games", "6", "--games-per-batch", "3", "--eval-every", "6",
-        "--eval-games", "2", "--eval-opponents", "greedy", "--final-games", "2",
-        "--final-opponents", "greedy", "--processes", "1", "--hidden", "8", "--no-progress"]  # fmt: skip
+TINY = [
+    "train", "--total-games", "6", "--games-per-batch", "3", "--eval-every", "6",
+    "--eval-games", "2", "--eval-opponents", "greedy", "--final-games", "2",
+    "--final-opponents", "greedy", "--processes", "1", "--hidden", "8", "--no-progress",
+]  # fmt: skip
 
 
 def test_default_command_trains_and_prints_a_table(tmp_path, capsys):
@@ -262,7 +265,6 @@ def test_default_command_trains_and_prints_a_table(tmp_path, capsys):
     assert meta["train"]["total_games"] == 6 and net.config.hidden == 8
     out = capsys.readouterr().out
     assert "| greedy" in out and "95% CI" in out
-
 
 
 def test_no_subcommand_means_td_training():
