@@ -167,7 +167,8 @@ def _margin(scores: list[int], seat: int) -> float:
     return scores[seat] - others
 
 
-def _play_task(task: tuple) -> tuple[list[Trajectory], int]:
+def play_task(task: tuple) -> tuple[list[Trajectory], int]:
+    """``play_game`` on one tuple of its arguments, for a process pool."""
     return play_game(*task)
 
 
@@ -228,7 +229,7 @@ def train(cfg: TDConfig, hooks, initial: dict | None = None) -> MoveValueNet:
                 tasks.append((layers, rng.randrange(2**62) + 2**31, rng.choice(counts), temp,
                               opp, cfg.win_value))  # fmt: skip
             start = time.perf_counter()
-            results = pool.map(_play_task, tasks, chunksize=4) if pool else map(_play_task, tasks)
+            results = pool.map(play_task, tasks, chunksize=4) if pool else map(play_task, tasks)
             batch, decisions = [], 0
             for trajs, k in results:
                 batch += trajs
@@ -236,7 +237,7 @@ def train(cfg: TDConfig, hooks, initial: dict | None = None) -> MoveValueNet:
             collect_s = time.perf_counter() - start
             replay.append(batch)
             start = time.perf_counter()
-            loss = _fit(net, opt, [t for b in replay for t in b], cfg, rng)
+            loss = fit_values(net, opt, [t for b in replay for t in b], cfg, rng)
             update_s = time.perf_counter() - start
             played += n
             hooks.log(played, {
@@ -254,7 +255,8 @@ def train(cfg: TDConfig, hooks, initial: dict | None = None) -> MoveValueNet:
     return net
 
 
-def _fit(net: MoveValueNet, opt, data: list[Trajectory], cfg: TDConfig, rng) -> float:
+def fit_values(net: MoveValueNet, opt, data: list[Trajectory], cfg: TDConfig, rng) -> float:
+    """``cfg.epochs`` passes of minibatch regression on the lambda-returns; the mean loss."""
     x, y = targets(net, data, cfg.lam)
     x, y = torch.from_numpy(x), torch.from_numpy(y)
     gen = torch.Generator().manual_seed(rng.randrange(2**31))
