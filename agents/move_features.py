@@ -7,7 +7,8 @@ five is a Qwirkle for whoever holds its sixth tile), the tiles kept in hand (the
 the bag, the scores, and, once the bag is empty and the opponents' tiles are known, the
 best reply it allows. Features are invariant to the colour/shape naming and cheap: they
 are read off the board's frontier records without copying the board, except for the reply
-check, which only runs once the bag is empty.
+check, which only runs once the bag is empty and only for the moves the agent shortlists
+(``Candidates.check_replies``).
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ FEATURES = (
     "reply_points", "reply_goes_out",
 )  # fmt: skip
 NUM_FEATURES = len(FEATURES)
-_AT = {name: i for i, name in enumerate(FEATURES)}
+_GOES_OUT = FEATURES.index("goes_out")
 
 
 @dataclass
@@ -95,9 +96,19 @@ class Candidates:
     exchanges: list  # tile ids per exchange, the rows after the placements
     points: np.ndarray  # float32, points scored now (end bonus included)
     features: np.ndarray  # float32 (moves, NUM_FEATURES)
+    reply: _Reply | None = None  # set once the bag is empty: replies can be checked
 
     def __len__(self) -> int:
         return len(self.points)
+
+    def check_replies(self, rows) -> None:
+        """Fills the reply features of these placement rows (a board copy each, so only
+        for a shortlist); does nothing while the bag holds tiles."""
+        if self.reply is None:
+            return
+        for i in rows:
+            if i < len(self.placements) and not self.features[i, _GOES_OUT]:
+                self.reply.fill(self.features[i], self.placements[i])
 
     def move(self, i: int) -> tuple[str, tuple]:
         """("place", items) or ("exchange", tile_ids) for row ``i``."""
@@ -125,7 +136,6 @@ def candidates(pos: Position) -> Candidates:
     playable = _playable_types(pos.board)
     leave = _Leaves(unseen, playable)
     risk = _Risk(unseen, unseen_total, opp_held)
-    reply = _Reply(pos, unseen, opp_held, n_players) if pos.bag_size == 0 and opp_held else None
     hand_count = Counter(pos.hand)
     rows = []
     points = []
@@ -143,8 +153,6 @@ def candidates(pos: Position) -> Candidates:
         row[11] = float(out)
         _line_features(row, pos.board, items, kept, risk)
         leave.fill(row, kept_ids)
-        if reply is not None and not out:
-            reply.fill(row, items)
         rows.append(row)
         points.append(pts)
     exchanges = distinct_exchanges(pos.hand, pos.bag_size) if pos.can_exchange else []
@@ -158,7 +166,8 @@ def candidates(pos: Position) -> Candidates:
         rows.append(row)
         points.append(0)
     features = np.array(rows, dtype=np.float32).reshape(len(rows), NUM_FEATURES)
-    return Candidates(items_list, exchanges, np.array(points, dtype=np.float32), features)
+    reply = _Reply(pos, unseen, opp_held, n_players) if pos.bag_size == 0 and opp_held else None
+    return Candidates(items_list, exchanges, np.array(points, dtype=np.float32), features, reply)
 
 
 def _playable_types(board: Board) -> int:
@@ -287,7 +296,7 @@ class _Reply:
         self.held = opp_held
         self.two = n_players == 2
 
-    def fill(self, row: list, items) -> None:
+    def fill(self, row: np.ndarray, items) -> None:
         board = self.board.copy()
         board._place(list(items))
         best, out = 0, 0.0

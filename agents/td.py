@@ -34,7 +34,7 @@ from qwirkle_env.view import PlayerView
 
 from .base import make_agent
 from .move_features import Position, candidates
-from .value_agent import move_values, pick
+from .value_agent import select
 from .value_net import MoveValueNet, ValueNetConfig
 
 MAX_TURNS = 1000  # a safety net; games take about 50 turns
@@ -140,7 +140,7 @@ def play_game(layers: list, seed: int, num_players: int, temperature: float,
             game.apply(agent.choose(PlayerView.of(game, seat)))
         else:
             cands = candidates(Position.of_game(game))
-            i = pick(move_values(layers, cands), temperature, rng)
+            i = select(layers, cands, temperature, rng)
             kind, what = cands.move(i)
             if kind == "place":
                 game._apply_placement(list(what), checked=True)
@@ -165,6 +165,11 @@ def play_game(layers: list, seed: int, num_players: int, temperature: float,
 def _margin(scores: list[int], seat: int) -> float:
     others = (sum(scores) - scores[seat]) / (len(scores) - 1)
     return scores[seat] - others
+
+
+def one_thread() -> None:
+    """Pool initializer: each self-play worker keeps to one torch thread."""
+    torch.set_num_threads(1)
 
 
 def play_task(task: tuple) -> tuple[list[Trajectory], int]:
@@ -210,8 +215,9 @@ def train(cfg: TDConfig, hooks, initial: dict | None = None) -> MoveValueNet:
     replay: deque[list[Trajectory]] = deque(maxlen=cfg.replay)
     counts = cfg.player_counts()
     scripted = cfg.scripted_specs()
+    torch.set_num_threads(1)  # small products: threads only add waiting on a busy machine
     ctx = get_context("fork")
-    pool = ctx.Pool(cfg.processes) if cfg.processes > 1 else None
+    pool = ctx.Pool(cfg.processes, initializer=one_thread) if cfg.processes > 1 else None
     played = 0
     hooks.evaluate(net, 0)
     next_eval = cfg.eval_every

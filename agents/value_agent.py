@@ -19,10 +19,25 @@ from .base import PlanningAgent, exchange, placement
 from .move_features import POINT_SCALE, Candidates, Position, candidates
 from .value_net import MoveValueNet, values
 
+REPLY_SHORTLIST = 8  # moves whose replies are checked once the bag is empty
+
 
 def move_values(layers: list, cands: Candidates) -> np.ndarray:
     """What each candidate is worth: points now (over POINT_SCALE) plus the afterstate value."""
     return cands.points / POINT_SCALE + values(layers, cands.features)
+
+
+def select(layers: list, cands: Candidates, temperature: float, rng: random.Random) -> int:
+    """The row of the move to play. Once the bag is empty, the best REPLY_SHORTLIST moves
+    are valued again with the opponents' best reply filled in, and the choice is made
+    among them only (so a chosen move's features are always complete)."""
+    worth = move_values(layers, cands)
+    if cands.reply is None or len(cands) <= 1:
+        return pick(worth, temperature, rng)
+    short = np.argsort(-worth, kind="stable")[:REPLY_SHORTLIST]
+    cands.check_replies(short)
+    again = cands.points[short] / POINT_SCALE + values(layers, cands.features[short])
+    return int(short[pick(again, temperature, rng)])
 
 
 def pick(worth: np.ndarray, temperature: float, rng: random.Random) -> int:
@@ -54,5 +69,5 @@ class ValueAgent(PlanningAgent):
         cands = candidates(Position.of_view(view))
         if not len(cands):
             raise RuntimeError("no legal move in this view: is it this agent's turn?")
-        kind, what = cands.move(pick(move_values(self.layers, cands), self.temperature, self.rng))
+        kind, what = cands.move(select(self.layers, cands, self.temperature, self.rng))
         return placement(what) if kind == "place" else exchange(what)

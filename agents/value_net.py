@@ -6,8 +6,9 @@ result. A move's worth is its points now plus that value, so a network whose out
 zero plays exactly like greedy; the last layer starts at zero for that reason, and
 training moves the agent away from greedy only where self-play shows it pays.
 
-At play time the agent runs the same layers in numpy: a turn values about 65 rows, where
-torch's per-call overhead would cost more than the arithmetic.
+At play time the agent runs the layers on plain arrays (``numpy_layers``, ``values``):
+they pickle cheaply to self-play workers and need no autograd. The products run in torch,
+one thread: numpy's threaded BLAS stalls for milliseconds per call on a busy machine.
 """
 
 from __future__ import annotations
@@ -66,11 +67,18 @@ class MoveValueNet(nn.Module):
         ]
 
 
+@torch.no_grad()
 def values(layers: list[tuple[np.ndarray, np.ndarray]], x: np.ndarray) -> np.ndarray:
-    """The network's output for each row of ``x``, computed in numpy."""
-    for w, b in layers[:-1]:
-        x = x @ w
-        x += b
-        np.maximum(x, 0.0, out=x)
-    w, b = layers[-1]
-    return (x @ w + b)[:, 0]
+    """The network's output for each row of ``x`` (float32), on one torch thread."""
+    threads = torch.get_num_threads()
+    if threads != 1:
+        torch.set_num_threads(1)
+    try:
+        h = torch.from_numpy(np.ascontiguousarray(x, dtype=np.float32))
+        for w, b in layers[:-1]:
+            h = torch.relu(torch.addmm(torch.from_numpy(b), h, torch.from_numpy(w)))
+        w, b = layers[-1]
+        return torch.addmm(torch.from_numpy(b), h, torch.from_numpy(w))[:, 0].numpy()
+    finally:
+        if threads != 1:
+            torch.set_num_threads(threads)

@@ -32,7 +32,7 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agents.td import TDConfig, fit_values, play_task  # noqa: E402
+from agents.td import TDConfig, fit_values, one_thread, play_task  # noqa: E402
 from agents.value_net import MoveValueNet  # noqa: E402
 
 
@@ -44,10 +44,9 @@ def td_row(processes: int, seconds: float, seed: int) -> dict:
     rng = random.Random(seed)
     tasks = ((layers, rng.randrange(2**62), 2, cfg.temperature_start, None, cfg.win_value)
              for _ in range(10**9))  # fmt: skip
-    pool = get_context("fork").Pool(processes) if processes > 1 else None
-    results = (
-        pool.imap_unordered(play_task, tasks, chunksize=2) if pool else map(play_task, tasks)
-    )
+    torch.set_num_threads(1)
+    pool = get_context("fork").Pool(processes, initializer=one_thread) if processes > 1 else None
+    results = pool.imap_unordered(play_task, tasks, chunksize=2) if pool else map(play_task, tasks)
     trajs, decisions, games = [], 0, 0
     start = time.perf_counter()
     for out, k in results:

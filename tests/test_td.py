@@ -18,7 +18,7 @@ from agents.move_features import FEATURES, NUM_FEATURES, POINT_SCALE, Position, 
 from agents.network import NetConfig, PolicyValueNet
 from agents.td import TDConfig, Trajectory, lambda_returns, play_game, targets
 from agents.td_run import env_options
-from agents.value_agent import ValueAgent, move_values, pick
+from agents.value_agent import ValueAgent, move_values, pick, select
 from agents.value_net import MoveValueNet, ValueNetConfig
 from qwirkle_env import Board, Color, Game, Shape, Tile
 from qwirkle_env.view import PlayerView
@@ -98,8 +98,35 @@ def test_going_out_with_the_bag_empty_adds_the_bonus_and_the_reply_is_checked():
     f = cands.features[0]
     assert f[F["goes_out"]] == 1 and cands.points[0] == 2 + 6
     two = candidates(_crafted(board, [last, Tile(Color.BLUE, Shape.STAR8)], bag=0))
+    assert two.features[0][F["reply_points"]] == 0  # checked only for a shortlist
+    two.check_replies([0])
     kept = two.features[0]
     assert kept[F["goes_out"]] == 0 and kept[F["reply_points"]] > 0
+
+
+def test_late_in_the_game_the_choice_is_made_among_moves_whose_reply_was_checked():
+    game = _game_at(2, 0)
+    layers = MoveValueNet().numpy_layers()
+    while game.bag_size or game.over:
+        if game.over:
+            pytest.fail("the game ended before the bag emptied")
+        cands = candidates(Position.of_game(game))
+        kind, what = cands.move(select(layers, cands, 0.0, random.Random(0)))
+        if kind == "place":
+            game._apply_placement(list(what))
+        else:
+            game._apply_exchange(list(what))
+    cands = candidates(Position.of_game(game))
+    assert cands.reply is not None
+    i = select(layers, cands, 0.0, random.Random(0))
+    row = cands.features[i]
+    assert (
+        row[F["reply_points"]] > 0
+        or row[F["goes_out"]] == 1
+        or not game.board.can_place(
+            sum(1 << t for t, k in enumerate(Position.of_game(game).unseen()) if k)
+        )
+    )
 
 
 def test_exchange_rows_describe_the_leave():
