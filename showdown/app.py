@@ -62,11 +62,21 @@ class _Store:
 
 def offered_agents(ckpts: list[str]) -> list[str]:
     """The specs the page lists; people may type others (any spec but ckpt:)."""
-    shipped = sorted(str(p) for p in SHIPPED_CKPTS.glob("*.pt")) if SHIPPED_CKPTS.is_dir() else []
+    shipped = (
+        sorted(_short(p) for p in SHIPPED_CKPTS.glob("*.pt")) if SHIPPED_CKPTS.is_dir() else []
+    )
     specs = ["greedy", "random", "heuristic", "search:budget=0.5"]
     specs += [f"ckpt:{p}" for p in dict.fromkeys([*shipped, *ckpts])]
     extra = [n for n in agent_names() if n not in {s.split(":")[0] for s in specs}]
     return specs + extra
+
+
+def _short(path: Path) -> str:
+    """A path relative to the working directory where it lies below it (as people type it)."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path)
 
 
 async def _body(request: Request) -> dict[str, Any]:

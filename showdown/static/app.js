@@ -63,20 +63,21 @@ function applyZoom() {
     svg.dataset.h = svg.getAttribute("height");
   }
   board.classList.toggle("fit", ui.zoom === "fit");
+  let scale = ui.zoom;
   if (ui.zoom === "fit") {
-    svg.removeAttribute("width");
-    svg.removeAttribute("height");
-  } else {
-    svg.setAttribute("width", svg.dataset.w * ui.zoom);
-    svg.setAttribute("height", svg.dataset.h * ui.zoom);
+    // The whole table in view, but a small one no larger than 1.5x its drawn size.
+    const box = board.getBoundingClientRect();
+    scale = Math.min(1.5, (box.width - 4) / svg.dataset.w, (box.height - 4) / svg.dataset.h);
   }
+  svg.setAttribute("width", svg.dataset.w * scale);
+  svg.setAttribute("height", svg.dataset.h * scale);
 }
 
 function zoomBy(factor) {
   if (ui.zoom === "fit") {
     const svg = $("#board svg");
     const box = $("#board").getBoundingClientRect();
-    ui.zoom = svg ? Math.min(box.width / svg.dataset.w, box.height / svg.dataset.h) : 1;
+    ui.zoom = svg ? Math.min(1.5, box.width / svg.dataset.w, box.height / svg.dataset.h) : 1;
   }
   ui.zoom = Math.max(0.2, Math.min(4, ui.zoom * factor));
   applyZoom();
@@ -347,6 +348,7 @@ function wire() {
   $$(".tab").forEach((b) => b.addEventListener("click", () => showView(b.dataset.view)));
   $("#zoom-fit").addEventListener("click", () => { ui.zoom = "fit"; applyZoom(); });
   $("#zoom-in").addEventListener("click", () => zoomBy(1.25));
+  window.addEventListener("resize", applyZoom);
   $("#zoom-out").addEventListener("click", () => zoomBy(0.8));
   $("#play-new").addEventListener("click", () => attempt(newPlay));
   $("#hand").addEventListener("click", (e) => {
