@@ -209,7 +209,6 @@ def create_app(ckpts: list[str] | None = None) -> Starlette:
                 "num_players": game.num_players,
                 "final_scores": list(game.scores),
                 "warning": warning,
-                "record": record,
             }
         )
 

@@ -10,6 +10,7 @@ slow agent (a search with a large budget) never blocks the web server: the page 
 from __future__ import annotations
 
 import copy
+import json
 import random
 import threading
 import time
@@ -157,7 +158,8 @@ class Table:
                     for s in range(game.num_players)
                 ]
             if self.over:
-                out["record"] = game.record()
+                # As text: a seed is a 63-bit int, more than a JavaScript number holds.
+                out["record"] = json.dumps(game.record())
             return out
 
     def _turn_state(self) -> dict[str, Any]:

@@ -4,7 +4,8 @@
 
 const $ = (sel) => document.querySelector(sel);
 const $$ = (sel) => Array.from(document.querySelectorAll(sel));
-const store = window.sessionStorage; // per tab: each tab keeps its own games
+const store = window.sessionStorage;
+window.showdownDraws = 0; // per tab: each tab keeps its own games
 
 const ui = {
   view: store.getItem("showdown.view") || "play",
@@ -14,7 +15,7 @@ const ui = {
   watchPaused: false,
   watchTimer: null,
   pollTimer: null,
-  replay: null, // {id, count, index, record}
+  replay: null, // {id, count, index}
   replayContent: null,
 };
 
@@ -38,11 +39,17 @@ function message(text, isError) {
   box.className = isError ? "error" : "";
 }
 
+function drawn() {
+  // A counter that scripts (and the browser test) can wait on.
+  window.showdownDraws = (window.showdownDraws || 0) + 1;
+}
+
 async function attempt(fn) {
   try {
     await fn();
   } catch (err) {
     message(err.message, true);
+    drawn();
   }
 }
 
@@ -152,6 +159,8 @@ function drawGame(state) {
   window.showdownRecord = state.record || null;
   document.body.dataset.phase = state.over ? "over" : state.thinking ? "thinking" :
     state.human_turn ? "human" : "waiting";
+  window.showdownState = state;
+  drawn();
 }
 
 function drawTurn(state) {
@@ -217,8 +226,8 @@ async function playAction(body) {
   if (!id) throw new Error("start a game first");
   const state = await api("POST", `/api/games/${id}/act`, body);
   message("");
+  ui.selected = null;
   afterPlay(state);
-  if (ui.selected !== null && state.human_turn) await refreshPlay();
 }
 
 // --- watch -----------------------------------------------------------------------------
@@ -272,7 +281,7 @@ async function openReplay(content, game) {
     message("This is a harness results file: choose one of its games.");
     return;
   }
-  ui.replay = { id: answer.id, count: answer.count, index: 0, record: answer.record };
+  ui.replay = { id: answer.id, count: answer.count, index: 0 };
   store.setItem("showdown.replay", JSON.stringify(ui.replay));
   $("#replay-slider").max = answer.count - 1;
   if (answer.warning) message(answer.warning, true);
@@ -306,6 +315,7 @@ async function showFrame(k) {
   $("#turn").hidden = true;
   $("#final").hidden = true;
   document.body.dataset.phase = k === r.count - 1 ? "replay-end" : "replay";
+  drawn();
 }
 
 // --- views -----------------------------------------------------------------------------
@@ -335,8 +345,8 @@ function showView(view) {
   }
 }
 
-function download(name, data) {
-  const blob = new Blob([JSON.stringify(data, null, 1)], { type: "application/json" });
+function download(name, text) {
+  const blob = new Blob([text], { type: "application/json" });
   const link = document.createElement("a");
   link.href = URL.createObjectURL(blob);
   link.download = name;
