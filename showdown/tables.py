@@ -46,6 +46,15 @@ def move_text(move: Any) -> str:
     return "places " + ", ".join(f"{t} at {cell}" for cell, t in move.tiles)
 
 
+def _short_name(spec: str) -> str:
+    """A seat's label: a checkpoint by its file name, not its whole path."""
+    if spec == HUMAN:
+        return "you"
+    if spec.lower().startswith("ckpt:"):
+        return "ckpt:" + spec[5:].replace("\\", "/").rsplit("/", 1)[-1]
+    return spec
+
+
 class Table:
     """A game in progress; ``seats`` holds ``"human"`` or an agent spec per seat.
 
@@ -128,7 +137,7 @@ class Table:
                 "version": self.version,
                 "seed": self.seed,
                 "seats": [
-                    {"name": "you" if s == HUMAN else s, "human": s == HUMAN} for s in self.seats
+                    {"name": _short_name(s), "spec": s, "human": s == HUMAN} for s in self.seats
                 ],
                 "scores": list(game.scores),
                 "hand_sizes": [len(h) for h in game.hands],

@@ -73,7 +73,7 @@ def test_board_svg_targets_are_clickable_cells():
 def test_play_a_turn_through_the_env(client):
     game = _new(client)
     state = _human_state(client, game["id"])
-    assert state["seats"][0] == {"name": "you", "human": True}
+    assert state["seats"][0] == {"name": "you", "spec": HUMAN, "human": True}
     assert state["hands"][1] is None  # an opponent's hand stays hidden
     tile, cell = _legal_place(client, game["id"], state)
     after = client.post(
