@@ -83,9 +83,13 @@ def page(browser, server):
     assert not errors, errors
 
 
-def _phase(page, *phases: str, timeout: float = 60_000) -> str:
+def _phase(page, *phases: str, timeout: float = 120_000) -> str:
     wanted = json.dumps(list(phases))
-    page.wait_for_function(f"{wanted}.includes(document.body.dataset.phase)", timeout=timeout)
+    try:
+        page.wait_for_function(f"{wanted}.includes(document.body.dataset.phase)", timeout=timeout)
+    except Exception:
+        seen = page.evaluate("[document.body.dataset.phase, document.body.innerText]")
+        raise AssertionError(f"waited for {phases}, the page shows {seen}") from None
     return page.evaluate("document.body.dataset.phase")
 
 

@@ -218,7 +218,17 @@ function afterPlay(state) {
   if (ui.view !== "play") return;
   drawGame(state);
   clearTimeout(ui.pollTimer);
-  if (!state.over && !state.human_turn) ui.pollTimer = setTimeout(() => attempt(refreshPlay), 250);
+  if (!state.over && !state.human_turn) ui.pollTimer = setTimeout(pollPlay, 250);
+}
+
+async function pollPlay() {
+  try {
+    await refreshPlay();
+  } catch (err) {
+    // A lost poll must not stall the page: say so and ask again.
+    message(err.message, true);
+    ui.pollTimer = setTimeout(pollPlay, 1000);
+  }
 }
 
 async function playAction(body) {
