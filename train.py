@@ -184,6 +184,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seat", type=int, default=0, choices=(0, 1), help="your seat (default 0)")
     p.add_argument("--seed", type=int, default=None, help="deal seed (default: random)")
     p.add_argument("--no-color", action="store_true", help="plain text board")
+    s = sub.add_parser("serve", help="play, watch and replay in the browser ([web] extra)")
+    s.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
+    s.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    s.add_argument("--ckpt", action="append", default=[], help="checkpoint to offer (repeatable)")
     return parser
 
 
@@ -359,12 +363,23 @@ def cmd_play(args: argparse.Namespace) -> None:
         print("\nbye")
 
 
+def cmd_serve(args: argparse.Namespace) -> None:
+    try:
+        from showdown.app import serve
+    except ModuleNotFoundError as err:
+        raise SystemExit(f"serve needs the web extra: pip install -e '.[web]' ({err})") from None
+    serve(args.host, args.port, args.ckpt)
+
+
 def main(argv: list[str] | None = None) -> None:
     argv = list(sys.argv[1:] if argv is None else argv)
     if not argv or argv[0].startswith("-") and argv[0] not in ("-h", "--help"):
         argv = ["train", *argv]
     args = build_parser().parse_args(argv)
-    commands = {"train": cmd_train, "ppo": cmd_ppo, "evaluate": cmd_evaluate, "play": cmd_play}
+    commands = {
+        "train": cmd_train, "ppo": cmd_ppo, "evaluate": cmd_evaluate, "play": cmd_play,
+        "serve": cmd_serve,
+    }  # fmt: skip
     commands[args.command](args)
 
 

@@ -37,6 +37,7 @@ GRID_RGB = (190, 183, 170)
 HIGHLIGHT_RGB = (255, 255, 255)  # ring inside a tile placed this turn
 EMPTY_HIGHLIGHT_RGB = (60, 56, 50)  # ring around a highlighted empty cell
 LABEL_RGB = (70, 66, 60)
+TARGET_RGB = (40, 160, 120)  # board_svg's ``targets``: cells offered as choices
 
 _SS = 4  # supersampling factor for antialiased sprites
 _TILE_INSET, _TILE_RADIUS = 0.04, 0.14
@@ -253,9 +254,15 @@ def _tile_svg(tile_id: int, highlight: bool) -> str:
 
 
 def svg(
-    cells: Mapping[Cell, Tile], cell_px: int, highlight: Iterable[Cell], ext: Extent, labels: bool
+    cells: Mapping[Cell, Tile],
+    cell_px: int,
+    highlight: Iterable[Cell],
+    ext: Extent,
+    labels: bool,
+    targets: Iterable[Cell] = (),
 ) -> str:
-    """Standalone SVG document of the same drawing as :func:`raster`."""
+    """Standalone SVG document of the same drawing as :func:`raster`; ``targets`` as in
+    :func:`board_svg`."""
     r0, c0, h, w = ext
     cp = cell_px
     hl = {tuple(c) for c in highlight}
@@ -293,6 +300,16 @@ def svg(
                 f'width="{cp - 2 * i:.1f}" height="{cp - 2 * i:.1f}" fill="none" '
                 f'stroke="{_rgb(EMPTY_HIGHLIGHT_RGB)}" stroke-width="{_RING_WIDTH * cp:.1f}"/>'
             )
+    for r, c in sorted({tuple(t) for t in targets}):
+        if 0 <= r - r0 < h and 0 <= c - c0 < w:
+            i = _RING_INSET * cp / 2
+            out.append(
+                f'<rect class="target" data-row="{r}" data-col="{c}" '
+                f'x="{left + (c - c0) * cp + i:.1f}" y="{top + (r - r0) * cp + i:.1f}" '
+                f'width="{cp - 2 * i:.1f}" height="{cp - 2 * i:.1f}" rx="{cp / 8:.1f}" '
+                f'fill="{_rgb(TARGET_RGB)}" fill-opacity="0.45" stroke="{_rgb(TARGET_RGB)}" '
+                f'stroke-width="{_RING_WIDTH * cp:.1f}"/>'
+            )
     if labels:
         out.append(
             f'<g font-family="sans-serif" font-size="{fs}" fill="{_rgb(LABEL_RGB)}" '
@@ -317,10 +334,21 @@ def board_svg(
     highlight: Iterable[Cell] = (),
     window: Window | None = None,
     labels: bool = True,
+    targets: Iterable[Cell] = (),
 ) -> str:
-    """Standalone SVG of :func:`board_image`'s drawing (Jupyter: ``_repr_svg_``)."""
+    """Standalone SVG of :func:`board_image`'s drawing (Jupyter: ``_repr_svg_``).
+
+    ``targets`` marks empty cells as choices (e.g. where a chosen tile may go): each is a
+    ``<rect class="target" data-row=R data-col=C>``, so a web page can make them clickable.
+    The default extent grows to show them.
+    """
     cells = cells_of(board)
-    return svg(cells, cell_px, highlight, extent(cells, window), labels)
+    targets = [tuple(t) for t in targets]
+    if window is None and targets:
+        ext = extent({**dict.fromkeys(targets, None), **cells})
+    else:
+        ext = extent(cells, window)
+    return svg(cells, cell_px, highlight, ext, labels, targets)
 
 
 def hand_svg(tiles: Iterable[Tile | int], cell_px: int = 32) -> str:

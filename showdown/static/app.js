@@ -1,0 +1,442 @@
+// Showdown page: draws what the server says. Legality, scores and moves all come from the
+// server (the AEC env); the page only highlights the cells it is given.
+"use strict";
+
+const $ = (sel) => document.querySelector(sel);
+const $$ = (sel) => Array.from(document.querySelectorAll(sel));
+const store = window.sessionStorage;
+window.showdownDraws = 0; // per tab: each tab keeps its own games
+
+const ui = {
+  view: store.getItem("showdown.view") || "play",
+  zoom: "fit",
+  selected: null, // tile type chosen from the hand
+  state: {}, // last state per view
+  watchPaused: false,
+  watchTimer: null,
+  pollTimer: null,
+  replay: null, // {id, count, index}
+  replayContent: null,
+};
+
+async function api(method, url, body) {
+  const init = { method, headers: { "Content-Type": "application/json" } };
+  if (body !== undefined) init.body = typeof body === "string" ? body : JSON.stringify(body);
+  const response = await fetch(url, init);
+  let data;
+  try {
+    data = await response.json();
+  } catch (e) {
+    data = { error: `${response.status} ${response.statusText}` };
+  }
+  if (!response.ok) throw new Error(data.error || `${response.status} ${response.statusText}`);
+  return data;
+}
+
+function message(text, isError) {
+  const box = $("#message");
+  box.textContent = text || "";
+  box.className = isError ? "error" : "";
+}
+
+function drawn() {
+  // A counter that scripts (and the browser test) can wait on.
+  window.showdownDraws = (window.showdownDraws || 0) + 1;
+}
+
+async function attempt(fn) {
+  try {
+    await fn();
+  } catch (err) {
+    message(err.message, true);
+    drawn();
+  }
+}
+
+// --- board, zoom ---------------------------------------------------------------------
+function drawBoard(svg, count) {
+  const board = $("#board");
+  board.innerHTML = svg || "";
+  $("#tile-count").textContent = count === undefined ? "" : `${count} tiles on the table`;
+  applyZoom();
+}
+
+function applyZoom() {
+  const board = $("#board");
+  const svg = board.querySelector("svg");
+  if (!svg) return;
+  if (!svg.dataset.w) {
+    svg.dataset.w = svg.getAttribute("width");
+    svg.dataset.h = svg.getAttribute("height");
+  }
+  board.classList.toggle("fit", ui.zoom === "fit");
+  let scale = ui.zoom;
+  if (ui.zoom === "fit") {
+    // The whole table in view, but a small one no larger than 1.5x its drawn size.
+    const box = board.getBoundingClientRect();
+    scale = Math.min(1.5, (box.width - 4) / svg.dataset.w, (box.height - 4) / svg.dataset.h);
+  }
+  svg.setAttribute("width", svg.dataset.w * scale);
+  svg.setAttribute("height", svg.dataset.h * scale);
+}
+
+function zoomBy(factor) {
+  if (ui.zoom === "fit") {
+    const svg = $("#board svg");
+    const box = $("#board").getBoundingClientRect();
+    ui.zoom = svg ? Math.min(1.5, box.width / svg.dataset.w, box.height / svg.dataset.h) : 1;
+  }
+  ui.zoom = Math.max(0.2, Math.min(4, ui.zoom * factor));
+  applyZoom();
+}
+
+// --- scores, hands, log ----------------------------------------------------------------
+function seatName(state, seat) {
+  const s = state.seats ? state.seats[seat] : null;
+  return s ? `P${seat} ${s.name}` : `P${seat}`;
+}
+
+function tilesHtml(tiles) {
+  return `<span class="tiles">${tiles.map((t) => `<span title="${t.name}">${t.svg}</span>`).join("")}</span>`;
+}
+
+function drawScores(state) {
+  const rows = state.scores.map((score, seat) => {
+    const classes = [];
+    if (state.to_move === seat) classes.push("to-move");
+    if ((state.winners || []).includes(seat)) classes.push("winner");
+    const hand = state.hand_sizes ? `${state.hand_sizes[seat]} in hand` : "";
+    return `<tr class="${classes.join(" ")}" data-seat="${seat}"><td>${seatName(state, seat)}</td>` +
+      `<td>${hand}</td><td class="score">${score}</td></tr>`;
+  });
+  rows.push(`<tr><td>bag</td><td></td><td class="score" id="bag">${state.bag}</td></tr>`);
+  $("#scores").innerHTML = rows.join("");
+}
+
+function drawHands(state) {
+  const hands = state.hands || [];
+  $("#hands").innerHTML = hands
+    .map((h, seat) => (h === null || (state.human_turn && state.seats[seat].human) ? "" :
+      `<div class="seat">${seatName(state, seat)}: ${tilesHtml(h)}</div>`))
+    .join("");
+}
+
+function drawLog(state) {
+  const log = $("#log");
+  log.innerHTML = (state.log || [])
+    .map((m) => `<li>${seatName(state, m.seat)} ${m.text}<span class="points">${m.points}</span></li>`)
+    .join("");
+  log.scrollTop = log.scrollHeight;
+}
+
+function statusText(state) {
+  if (state.over) {
+    if (state.truncated) return `Game stopped: ${state.truncated}`;
+    const w = state.winners.map((s) => seatName(state, s));
+    return w.length === 1 ? `Game over: ${w[0]} wins` : `Game over: shared win for ${w.join(", ")}`;
+  }
+  if (state.thinking) {
+    const seat = state.thinking.seat;
+    return `<span class="spinner"></span>${seatName(state, seat)} is thinking… ${state.thinking.elapsed.toFixed(1)} s`;
+  }
+  if (state.human_turn) {
+    const open = state.turn.opening_size;
+    return "Your turn" + (open ? `: the opening places ${open} tiles of one group` : "");
+  }
+  return `${seatName(state, state.to_move)} to move`;
+}
+
+function drawGame(state) {
+  ui.state[ui.view] = state;
+  drawBoard(state.board, state.tiles_on_table);
+  drawScores(state);
+  drawHands(state);
+  drawLog(state);
+  $("#status").innerHTML = statusText(state);
+  if (state.error) message(state.error, true);
+  drawTurn(state);
+  $("#final").hidden = !state.over || !state.record;
+  window.showdownRecord = state.record || null;
+  document.body.dataset.phase = state.over ? "over" : state.thinking ? "thinking" :
+    state.human_turn ? "human" : "waiting";
+  window.showdownState = state;
+  drawn();
+}
+
+function drawTurn(state) {
+  const turn = state.turn;
+  $("#turn").hidden = !turn;
+  if (!turn) return;
+  const types = turn.hand.map((t) => t.id);
+  if (!types.includes(ui.selected)) ui.selected = null;
+  $("#hand").innerHTML = turn.hand
+    .map((t) => {
+      const classes = ["tile"];
+      if (t.placeable) classes.push("placeable");
+      if (t.id === ui.selected) classes.push("selected");
+      const usable = t.placeable || t.exchangeable;
+      return `<button class="${classes.join(" ")}" data-tile="${t.id}" title="${t.name}"` +
+        `${usable ? "" : " disabled"}>${t.svg}</button>`;
+    })
+    .join("");
+  $("#aside-tiles").innerHTML = turn.exchange.length ? tilesHtml(turn.exchange) : "";
+  const chosen = turn.hand.find((t) => t.id === ui.selected);
+  $("#exchange").disabled = !(chosen && chosen.exchangeable);
+  $("#end").disabled = !turn.can_end;
+  $("#undo").disabled = !turn.can_undo;
+}
+
+// --- play ------------------------------------------------------------------------------
+function specsOf(view) {
+  return $$(`.setup[data-view="${view}"] .spec`).map((i) => i.value.trim()).filter((s) => s);
+}
+
+function seedOf(input) {
+  const text = $(input).value.trim();
+  return text === "" ? null : Number(text);
+}
+
+async function newPlay() {
+  message("");
+  ui.selected = null;
+  const body = { mode: "play", agents: specsOf("play"), seat: Number($("#play-seat").value) };
+  const seed = seedOf("#play-seed");
+  if (seed !== null) body.seed = seed;
+  const state = await api("POST", "/api/games", body);
+  store.setItem("showdown.play", state.id);
+  afterPlay(state);
+}
+
+async function refreshPlay() {
+  const id = store.getItem("showdown.play");
+  if (!id) return;
+  const tile = ui.selected === null ? "" : `?tile=${ui.selected}`;
+  afterPlay(await api("GET", `/api/games/${id}${tile}`));
+}
+
+function afterPlay(state) {
+  if (ui.view !== "play") return;
+  drawGame(state);
+  clearTimeout(ui.pollTimer);
+  if (!state.over && !state.human_turn) ui.pollTimer = setTimeout(pollPlay, 250);
+}
+
+async function pollPlay() {
+  try {
+    await refreshPlay();
+  } catch (err) {
+    // A lost poll must not stall the page: say so and ask again.
+    message(err.message, true);
+    ui.pollTimer = setTimeout(pollPlay, 1000);
+  }
+}
+
+async function playAction(body) {
+  const id = store.getItem("showdown.play");
+  if (!id) throw new Error("start a game first");
+  const state = await api("POST", `/api/games/${id}/act`, body);
+  message("");
+  ui.selected = null;
+  afterPlay(state);
+}
+
+// --- watch -----------------------------------------------------------------------------
+async function newWatch() {
+  message("");
+  const body = { mode: "watch", agents: specsOf("watch") };
+  const seed = seedOf("#watch-seed");
+  if (seed !== null) body.seed = seed;
+  const state = await api("POST", "/api/games", body);
+  store.setItem("showdown.watch", state.id);
+  ui.watchPaused = false;
+  drawWatch(state);
+}
+
+function drawWatch(state) {
+  if (ui.view !== "watch") return;
+  drawGame(state);
+  $("#watch-pause").textContent = ui.watchPaused ? "Play" : "Pause";
+  $("#watch-step").disabled = !ui.watchPaused || state.over;
+  clearTimeout(ui.watchTimer);
+  if (state.over) return;
+  if (state.thinking) {
+    ui.watchTimer = setTimeout(() => attempt(refreshWatch), 200);
+  } else if (!ui.watchPaused) {
+    ui.watchTimer = setTimeout(() => attempt(stepWatch), Number($("#watch-speed").value));
+  }
+}
+
+async function refreshWatch() {
+  const id = store.getItem("showdown.watch");
+  if (id) drawWatch(await api("GET", `/api/games/${id}`));
+}
+
+async function stepWatch() {
+  const id = store.getItem("showdown.watch");
+  if (id) drawWatch(await api("POST", `/api/games/${id}/advance`));
+}
+
+// --- replay ----------------------------------------------------------------------------
+async function openReplay(content, game) {
+  message("");
+  const body = { content };
+  if (game !== undefined) body.game = game;
+  const answer = await api("POST", "/api/replays", body);
+  if (answer.choose) {
+    ui.replayContent = content;
+    const select = $("#replay-choose");
+    select.innerHTML = '<option value="">choose a game…</option>' +
+      answer.choose.map((g) => `<option value="${g.index}">${g.label}</option>`).join("");
+    select.hidden = false;
+    message("This is a harness results file: choose one of its games.");
+    return;
+  }
+  ui.replay = { id: answer.id, count: answer.count, index: 0 };
+  store.setItem("showdown.replay", JSON.stringify(ui.replay));
+  $("#replay-slider").max = answer.count - 1;
+  if (answer.warning) message(answer.warning, true);
+  await showFrame(0);
+}
+
+async function showFrame(k) {
+  const r = ui.replay;
+  if (!r) return;
+  k = Math.max(0, Math.min(r.count - 1, k));
+  const frame = await api("GET", `/api/replays/${r.id}/frames/${k}`);
+  r.index = k;
+  store.setItem("showdown.replay", JSON.stringify(r));
+  if (ui.view !== "replay") return;
+  const state = { ...frame, seats: null, winners: [] };
+  if (k === r.count - 1 && frame.to_move === null) {
+    const best = Math.max(...frame.scores);
+    state.winners = frame.scores.map((s, i) => (s === best ? i : -1)).filter((i) => i >= 0);
+  }
+  drawBoard(frame.board, frame.tiles_on_table);
+  drawScores(state);
+  $("#hands").innerHTML = frame.hands
+    .map((h, seat) => `<div class="seat">P${seat}: ${tilesHtml(h)}</div>`).join("");
+  const move = frame.move;
+  $("#status").textContent = move
+    ? `Move ${k} of ${r.count - 1}: P${move.seat} ${move.text}, ${move.points} points`
+    : `The deal (move 0 of ${r.count - 1})`;
+  $("#replay-pos").textContent = `${k} / ${r.count - 1}`;
+  $("#replay-slider").value = k;
+  $("#log").innerHTML = "";
+  $("#turn").hidden = true;
+  $("#final").hidden = true;
+  document.body.dataset.phase = k === r.count - 1 ? "replay-end" : "replay";
+  drawn();
+}
+
+// --- views -----------------------------------------------------------------------------
+function showView(view) {
+  ui.view = view;
+  store.setItem("showdown.view", view);
+  $$(".tab").forEach((b) => b.classList.toggle("active", b.dataset.view === view));
+  $$(".setup").forEach((s) => s.classList.toggle("active", s.dataset.view === view));
+  for (const id of ["#board", "#scores", "#hands", "#log", "#status"]) $(id).innerHTML = "";
+  $("#turn").hidden = true;
+  $("#final").hidden = true;
+  message("");
+  clearTimeout(ui.pollTimer);
+  clearTimeout(ui.watchTimer);
+  const forget = (key) => (err) => {
+    store.removeItem(key);
+    message(err.message, true);
+  };
+  if (view === "play" && store.getItem("showdown.play")) refreshPlay().catch(forget("showdown.play"));
+  if (view === "watch" && store.getItem("showdown.watch")) refreshWatch().catch(forget("showdown.watch"));
+  if (view === "replay") {
+    ui.replay = JSON.parse(store.getItem("showdown.replay") || "null");
+    if (ui.replay) {
+      $("#replay-slider").max = ui.replay.count - 1;
+      showFrame(ui.replay.index).catch(forget("showdown.replay"));
+    }
+  }
+}
+
+function download(name, text) {
+  const blob = new Blob([text], { type: "application/json" });
+  const link = document.createElement("a");
+  link.href = URL.createObjectURL(blob);
+  link.download = name;
+  link.click();
+  URL.revokeObjectURL(link.href);
+}
+
+function wire() {
+  $$(".tab").forEach((b) => b.addEventListener("click", () => showView(b.dataset.view)));
+  $("#zoom-fit").addEventListener("click", () => { ui.zoom = "fit"; applyZoom(); });
+  $("#zoom-in").addEventListener("click", () => zoomBy(1.25));
+  window.addEventListener("resize", applyZoom);
+  $("#zoom-out").addEventListener("click", () => zoomBy(0.8));
+  $("#play-new").addEventListener("click", () => attempt(newPlay));
+  $("#hand").addEventListener("click", (e) => {
+    const tile = e.target.closest(".tile");
+    if (!tile || tile.disabled) return;
+    const t = Number(tile.dataset.tile);
+    ui.selected = ui.selected === t ? null : t;
+    attempt(refreshPlay);
+  });
+  $("#board").addEventListener("click", (e) => {
+    const cell = e.target.closest(".target");
+    if (!cell || ui.view !== "play" || ui.selected === null) return;
+    const body = { action: "place", tile: ui.selected,
+      cell: [Number(cell.dataset.row), Number(cell.dataset.col)] };
+    attempt(() => playAction(body));
+  });
+  $("#exchange").addEventListener("click", () =>
+    attempt(() => playAction({ action: "exchange", tile: ui.selected })));
+  $("#end").addEventListener("click", () => attempt(() => playAction({ action: "end" })));
+  $("#undo").addEventListener("click", () => attempt(() => playAction({ action: "undo" })));
+  $("#save-record").addEventListener("click", () => {
+    const state = ui.state[ui.view];
+    if (state && state.record) download(`qwirkle-seed-${state.seed}.json`, state.record);
+  });
+  $("#replay-this").addEventListener("click", () => {
+    const state = ui.state[ui.view];
+    if (!state || !state.record) return;
+    showView("replay");
+    attempt(() => openReplay(state.record));
+  });
+  $("#watch-new").addEventListener("click", () => attempt(newWatch));
+  $("#watch-pause").addEventListener("click", () => {
+    ui.watchPaused = !ui.watchPaused;
+    attempt(refreshWatch);
+  });
+  $("#watch-step").addEventListener("click", () => attempt(stepWatch));
+  const delay = () => { $("#watch-delay").textContent = `${$("#watch-speed").value} ms`; };
+  $("#watch-speed").addEventListener("input", delay);
+  delay();
+  $("#replay-file").addEventListener("change", async (e) => {
+    const file = e.target.files[0];
+    if (!file) return;
+    $("#replay-choose").hidden = true;
+    const text = await file.text();
+    attempt(() => openReplay(text));
+  });
+  $("#replay-choose").addEventListener("change", (e) => {
+    if (e.target.value !== "") attempt(() => openReplay(ui.replayContent, Number(e.target.value)));
+  });
+  $("#replay-first").addEventListener("click", () => attempt(() => showFrame(0)));
+  $("#replay-prev").addEventListener("click", () => attempt(() => showFrame(ui.replay.index - 1)));
+  $("#replay-next").addEventListener("click", () => attempt(() => showFrame(ui.replay.index + 1)));
+  $("#replay-last").addEventListener("click", () => attempt(() => showFrame(ui.replay.count - 1)));
+  $("#replay-slider").addEventListener("input", (e) => attempt(() => showFrame(Number(e.target.value))));
+  document.addEventListener("keydown", (e) => {
+    if (ui.view !== "replay" || !ui.replay || e.target.tagName === "INPUT") return;
+    if (e.key === "ArrowRight") attempt(() => showFrame(ui.replay.index + 1));
+    if (e.key === "ArrowLeft") attempt(() => showFrame(ui.replay.index - 1));
+  });
+}
+
+async function main() {
+  wire();
+  await attempt(async () => {
+    const { agents } = await api("GET", "/api/agents");
+    $("#agent-list").innerHTML = agents.map((a) => `<option value="${a}">`).join("");
+  });
+  showView(ui.view);
+}
+
+main();

@@ -1,0 +1,310 @@
+"""One game at the showdown table: people and agents through the same AEC env as the harness.
+
+A :class:`Table` owns a ``raw_env`` and one agent per non-human seat. People act through
+:meth:`Table.act` with the env's own action encoding; the env's mask decides legality and
+its ValueError says why an action is refused. Agent turns run in a worker thread so that a
+slow agent (a search with a large budget) never blocks the web server: the page polls
+:meth:`Table.state` and shows who is thinking and for how long.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import random
+import threading
+import time
+from typing import Any
+
+import numpy as np
+
+from agents.base import Agent, make_agent
+from qwirkle_env import raw_env
+from qwirkle_env.moves import Exchange
+from qwirkle_env.render import board_svg, hand_svg
+from qwirkle_env.tiles import NUM_TYPES, Tile
+
+HUMAN = "human"
+CELL_PX = 36
+
+
+class Refused(Exception):
+    """A request the table turns down; ``status`` is the HTTP code the page gets."""
+
+    def __init__(self, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+def tile_info(t: int) -> dict[str, Any]:
+    return {"id": t, "name": str(Tile.from_id(t)), "svg": hand_svg([t], cell_px=CELL_PX)}
+
+
+def move_text(move: Any) -> str:
+    if isinstance(move, Exchange):
+        return f"exchanges {len(move.tiles)} tile{'s' * (len(move.tiles) != 1)}"
+    return "places " + ", ".join(f"{t} at {cell}" for cell, t in move.tiles)
+
+
+def _short_name(spec: str) -> str:
+    """A seat's label: a checkpoint by its file name, not its whole path."""
+    if spec == HUMAN:
+        return "you"
+    if spec.lower().startswith("ckpt:"):
+        return "ckpt:" + spec[5:].replace("\\", "/").rsplit("/", 1)[-1]
+    return spec
+
+
+class Table:
+    """A game in progress; ``seats`` holds ``"human"`` or an agent spec per seat.
+
+    Every public method takes the table's lock, so the web server's threads and the agent
+    worker never see a half-applied step.
+    """
+
+    def __init__(
+        self,
+        seats: list[str],
+        seed: int | None = None,
+        agents: dict[int, Agent] | None = None,
+        agent_seeds: list[int] | None = None,
+    ) -> None:
+        n = len(seats)
+        if not 2 <= n <= 4:
+            raise Refused(f"a game has 2 to 4 seats, got {n}")
+        self.seats = list(seats)
+        self.seed = random.SystemRandom().randrange(2**31) if seed is None else seed
+        self.env = raw_env(num_players=n)
+        self.env.reset(seed=self.seed)
+        built = dict(agents or {})
+        seeds = agent_seeds or [
+            random.Random(f"{self.seed}:{s}").randrange(2**31) for s in range(n)
+        ]
+        for seat, spec in enumerate(seats):
+            if spec == HUMAN or seat in built:
+                continue
+            try:
+                built[seat] = make_agent(spec)
+            except ValueError as err:
+                raise Refused(str(err)) from None
+        for seat, agent in built.items():
+            agent.reset(seat, n, seeds[seat])
+        self.agents = built
+        self.lock = threading.RLock()
+        self._worker: threading.Thread | None = None
+        self._thinking: dict[str, Any] | None = None
+        self._error: str | None = None
+        self._turn_start: raw_env | None = None  # snapshot for undo, taken at a person's turn
+        self._turn_actions: list[int] = []
+        self.version = 0  # bumped on every change, so the page redraws only when needed
+
+    # --- what the page may ask ----------------------------------------------------------
+    @property
+    def over(self) -> bool:
+        return self.env.game.over or any(self.env.truncations.values())
+
+    @property
+    def to_move(self) -> int:
+        return self.env.agent_name_mapping[self.env.agent_selection]
+
+    def human_to_move(self) -> bool:
+        return not self.over and self.seats[self.to_move] == HUMAN
+
+    def legal_cells(self, tile: int) -> list[tuple[int, int]]:
+        """Table cells where the env's mask lets the player to move put a tile of type ``tile``."""
+        if not 0 <= tile < NUM_TYPES:
+            raise Refused(f"tile type {tile} is not one of 0..{NUM_TYPES - 1}")
+        if not self.human_to_move():
+            return []
+        env = self.env
+        cells = env.codec.cells
+        mask = env.observe(env.agent_selection)["action_mask"]
+        r0, c0 = env._origin
+        return [(r0 + int(i) // env.window, c0 + int(i) % env.window)
+                for i in np.flatnonzero(mask[tile * cells : (tile + 1) * cells])]  # fmt: skip
+
+    def state(self, tile: int | None = None, all_hands: bool = False) -> dict[str, Any]:
+        """Everything the page shows; ``tile`` marks where that tile type may go."""
+        with self.lock:
+            env, game = self.env, self.env.game
+            board, placed = env._board_now()
+            targets = self.legal_cells(tile) if tile is not None else []
+            last = []
+            if not placed and game.history and not isinstance(game.history[-1][1], Exchange):
+                last = [cell for cell, _ in game.history[-1][1].tiles]
+            human = self.human_to_move()
+            out: dict[str, Any] = {
+                "version": self.version,
+                "seed": self.seed,
+                "seats": [
+                    {"name": _short_name(s), "spec": s, "human": s == HUMAN} for s in self.seats
+                ],
+                "scores": list(game.scores),
+                "hand_sizes": [len(h) for h in game.hands],
+                "bag": game.bag_size,
+                "to_move": None if self.over else self.to_move,
+                "over": self.over,
+                "winners": game.winners() if self.over else [],
+                "truncated": next(iter(env.infos.values()), {}).get("truncated"),
+                "thinking": self._thinking_now(),
+                "error": self._error,
+                "board": board_svg(board, CELL_PX, highlight=placed or last, targets=targets),
+                "tiles_on_table": len(board),
+                "log": [
+                    {"seat": seat, "text": move_text(move), "points": points}
+                    for seat, move, points in game.history
+                ],
+                "human_turn": human,
+            }
+            if human:
+                out["turn"] = self._turn_state()
+            if all_hands or self.over:
+                out["hands"] = [[tile_info(t) for t in h] for h in game.hands]
+            else:
+                seat = self.seats.index(HUMAN) if HUMAN in self.seats else None
+                out["hands"] = [
+                    [tile_info(t) for t in game.hands[s]] if s == seat else None
+                    for s in range(game.num_players)
+                ]
+            if self.over:
+                # As text: a seed is a 63-bit int, more than a JavaScript number holds.
+                out["record"] = json.dumps(game.record())
+            return out
+
+    def _turn_state(self) -> dict[str, Any]:
+        env = self.env
+        turn = env.turn
+        mask = env.observe(env.agent_selection)["action_mask"]
+        cells = env.codec.cells
+        left = list(turn.hand_left)
+        return {
+            "hand": [
+                {
+                    **tile_info(t),
+                    "placeable": bool(mask[t * cells : (t + 1) * cells].any()),
+                    "exchangeable": bool(mask[env.codec.exchange(t)]),
+                }
+                for t in left
+            ],
+            "placed": len(turn.placed),
+            "exchange": [tile_info(t) for t in turn.exchange],
+            "can_end": bool(mask[env.codec.end]),
+            "can_undo": bool(self._turn_actions),
+            "opening_size": env.game.opening_size,
+        }
+
+    def _thinking_now(self) -> dict[str, Any] | None:
+        if self._thinking is None:
+            return None
+        return {**self._thinking, "elapsed": round(time.monotonic() - self._thinking["since"], 1)}
+
+    # --- a person's actions -------------------------------------------------------------
+    def act(self, kind: str, tile: int | None = None, cell: Any = None) -> None:
+        """place / exchange / end / undo for the person to move; Refused says why not."""
+        with self.lock:
+            if self.over:
+                raise Refused("the game is over", 409)
+            if self._thinking is not None:
+                raise Refused(f"wait: {self.seats[self.to_move]} is still moving", 409)
+            if not self.human_to_move():
+                raise Refused(
+                    f"not your turn: player {self.to_move} ({self.seats[self.to_move]}) moves",
+                    409,
+                )
+            if kind == "undo":
+                self._undo()
+                return
+            action = self._encode(kind, tile, cell)
+            if self._turn_start is None:
+                self._turn_start = copy.deepcopy(self.env)
+            try:
+                self.env.step(action)
+            except ValueError as err:
+                raise Refused(str(err)) from None
+            self._turn_actions.append(action)
+            self.version += 1
+            if kind == "end":
+                self._turn_start, self._turn_actions = None, []
+                self.run_agents()
+
+    def _encode(self, kind: str, tile: Any, cell: Any) -> int:
+        codec = self.env.codec
+        if kind == "end":
+            return codec.end
+        if not isinstance(tile, int) or isinstance(tile, bool) or not 0 <= tile < NUM_TYPES:
+            raise Refused(f"'tile' must be a tile type 0..{NUM_TYPES - 1}, got {tile!r}")
+        if kind == "exchange":
+            return codec.exchange(tile)
+        if kind != "place":
+            raise Refused(f"unknown action {kind!r}: use place, exchange, end or undo")
+        if (
+            not isinstance(cell, list)
+            or len(cell) != 2
+            or not all(isinstance(x, int) and not isinstance(x, bool) for x in cell)
+        ):
+            raise Refused(f"'cell' must be a table cell [row, col], got {cell!r}")
+        r0, c0 = self.env._origin
+        r, c = cell[0] - r0, cell[1] - c0
+        if not (0 <= r < codec.window and 0 <= c < codec.window):
+            raise Refused(f"table cell {tuple(cell)} is outside the playable window")
+        return codec.place(tile, r, c)
+
+    def _undo(self) -> None:
+        if not self._turn_actions:
+            raise Refused("nothing to undo: no tile placed or set aside this turn")
+        keep = self._turn_actions[:-1]
+        self.env = copy.deepcopy(self._turn_start)
+        for action in keep:
+            self.env.step(action)
+        self._turn_actions = keep
+        self.version += 1
+
+    # --- agents -------------------------------------------------------------------------
+    def run_agents(self, turns: int | None = None) -> bool:
+        """Starts the worker on the agents' turns (at most ``turns`` of them; None: until a
+        person is to move or the game ends). False if it was already running or no agent
+        is to move."""
+        with self.lock:
+            if self._worker is not None and self._worker.is_alive():
+                return False
+            if self.over or self.seats[self.to_move] == HUMAN:
+                return False
+            self._worker = threading.Thread(target=self._agent_turns, args=(turns,), daemon=True)
+            self._thinking = {"seat": self.to_move, "since": time.monotonic()}
+            self._worker.start()
+            return True
+
+    def busy(self) -> bool:
+        return self._worker is not None and self._worker.is_alive()
+
+    def wait(self, timeout: float | None = None) -> None:
+        """Blocks until the worker has finished (for tests and scripts)."""
+        if self._worker is not None:
+            self._worker.join(timeout)
+
+    def _agent_turns(self, turns: int | None) -> None:
+        done = 0
+        try:
+            while turns is None or done < turns:
+                with self.lock:
+                    if self.over or self.seats[self.to_move] == HUMAN:
+                        break
+                    seat = self.to_move
+                    self._thinking = {"seat": seat, "since": time.monotonic()}
+                    view = self.env.player_view()
+                # The agent thinks without the lock: the page can poll meanwhile.
+                agent = self.agents[seat]
+                actions = [agent.act(view)]
+                with self.lock:
+                    self.env.step(actions[0])
+                    while actions[-1] != self.env.codec.end:
+                        actions.append(agent.act(self.env.player_view()))
+                        self.env.step(actions[-1])
+                    self.version += 1
+                done += 1
+        except Exception as err:  # shown on the page; the game stays as it was
+            self._error = f"agent error: {type(err).__name__}: {err}"
+        finally:
+            with self.lock:
+                self._thinking = None
+                self.version += 1
