@@ -4,15 +4,20 @@ The learned agent (``agents.value_agent``) judges whole moves, not sub-steps: th
 lists the legal placements and exchanges (about 65 a turn), and each is described by its
 *afterstate* from the mover's seat: the points it scores, the lines it leaves (a line of
 five is a Qwirkle for whoever holds its sixth tile), the tiles kept in hand (the "leave"),
-the bag, the scores, and, once the bag is empty and the opponents' tiles are known, the
-best reply it allows. Features are invariant to the colour/shape naming and cheap: they
-are read off the board's frontier records without copying the board, except for the reply
-check, which only runs once the bag is empty and only for the moves the agent shortlists
-(``Candidates.check_replies``).
+the bag and the scores. Those are invariant to the colour/shape naming and cheap: they are
+read off the board's frontier records without copying the board.
+
+A look two moves ahead costs a board copy and two move generations per move, so it is
+made only for the few moves the agent shortlists (``Candidates.look_ahead``): the most the
+next opponent can score at once (from their hand, known exactly once the bag is empty in a
+2-player game, else a hand dealt at random from the unseen tiles, the same deal for every
+move of the turn), whether that reply goes out, and the most the kept tiles alone could
+score next turn.
 """
 
 from __future__ import annotations
 
+import random
 from collections import Counter
 from dataclasses import dataclass
 
@@ -42,8 +47,8 @@ FEATURES = (
     # the leave: the tiles kept in hand
     "kept", "kept_distinct", "kept_duplicates", "kept_colour_group", "kept_shape_group",
     "kept_synergy", "kept_playable", "kept_live",
-    # once the bag is empty: the opponents' best reply on the new table
-    "reply_points", "reply_goes_out",
+    # the look ahead, for a shortlist: the next opponent's best reply, our kept tiles' best
+    "reply_points", "reply_goes_out", "next_points",
 )  # fmt: skip
 NUM_FEATURES = len(FEATURES)
 _GOES_OUT = FEATURES.index("goes_out")
@@ -96,19 +101,31 @@ class Candidates:
     exchanges: list  # tile ids per exchange, the rows after the placements
     points: np.ndarray  # float32, points scored now (end bonus included)
     features: np.ndarray  # float32 (moves, NUM_FEATURES)
-    reply: _Reply | None = None  # set once the bag is empty: replies can be checked
+    position: Position | None = None  # for the look ahead; None on an empty table
 
     def __len__(self) -> int:
         return len(self.points)
 
-    def check_replies(self, rows) -> None:
-        """Fills the reply features of these placement rows (a board copy each, so only
-        for a shortlist); does nothing while the bag holds tiles."""
-        if self.reply is None:
+    def look_ahead(self, rows, rng: random.Random) -> None:
+        """Fills the look-ahead features of these rows (a board copy each, so only for a
+        shortlist); ``rng`` deals the opponent's hand while it is unknown."""
+        if self.position is None:
             return
+        ahead = _LookAhead(self.position, rng)
+        n = len(self.placements)
         for i in rows:
-            if i < len(self.placements) and not self.features[i, _GOES_OUT]:
-                self.reply.fill(self.features[i], self.placements[i])
+            if i < n and self.features[i, _GOES_OUT]:
+                continue  # the game is over
+            items = self.placements[i] if i < n else ()
+            ahead.fill(self.features[i], items, self.kept(i))
+
+    def kept(self, i: int) -> list[int]:
+        """The tiles the mover keeps after move ``i``."""
+        rest = list(self.position.hand) if self.position else []
+        kind, what = self.move(i)
+        for t in what if kind == "exchange" else (t for _, t in what):
+            rest.remove(t)
+        return rest
 
     def move(self, i: int) -> tuple[str, tuple]:
         """("place", items) or ("exchange", tile_ids) for row ``i``."""
@@ -166,8 +183,8 @@ def candidates(pos: Position) -> Candidates:
         rows.append(row)
         points.append(0)
     features = np.array(rows, dtype=np.float32).reshape(len(rows), NUM_FEATURES)
-    reply = _Reply(pos, unseen, opp_held, n_players) if pos.bag_size == 0 and opp_held else None
-    return Candidates(items_list, exchanges, np.array(points, dtype=np.float32), features, reply)
+    points_ = np.array(points, dtype=np.float32)
+    return Candidates(items_list, exchanges, points_, features, pos if len(pos.board) else None)
 
 
 def _playable_types(board: Board) -> int:
@@ -286,24 +303,33 @@ class _Leaves:
         )
 
 
-class _Reply:
-    """With the bag empty the unseen tiles are the opponents' hands: the most they can score
-    right after a move, and whether they can go out (the game's end and its bonus)."""
+class _LookAhead:
+    """The next opponent's best reply and the kept tiles' best next move, after a move."""
 
-    def __init__(self, pos: Position, unseen: list[int], opp_held: int, n_players: int) -> None:
+    def __init__(self, pos: Position, rng: random.Random) -> None:
+        n_players = len(pos.scores)
+        nxt = (pos.seat + 1) % n_players
         self.board = pos.board
-        self.mask = mask_of(t for t, k in enumerate(unseen) if k)
-        self.held = opp_held
-        self.two = n_players == 2
+        self.held = pos.hand_sizes[nxt]
+        pool = [t for t, k in enumerate(pos.unseen()) for _ in range(k)]
+        # exact: with the bag empty, the one opponent holds every unseen tile
+        self.exact = pos.bag_size == 0 and n_players == 2
+        hand = pool if self.exact else rng.sample(pool, min(self.held, len(pool)))
+        self.opp = mask_of(hand)
 
-    def fill(self, row: np.ndarray, items) -> None:
-        board = self.board.copy()
-        board._place(list(items))
+    def fill(self, row: np.ndarray, items, kept: list[int]) -> None:
+        board = self.board
+        if items:
+            board = board.copy()
+            board._place(list(items))
         best, out = 0, 0.0
-        for placed, pts in board._placements(self.mask):
-            if self.two and len(placed) == self.held:
-                pts += END_BONUS
-                out = 1.0
-            best = max(best, pts)
+        if self.opp:
+            for placed, pts in board._placements(self.opp):
+                if self.exact and len(placed) == self.held:
+                    pts += END_BONUS
+                    out = 1.0
+                best = max(best, pts)
+        mine = max((pts for _, pts in board._placements(mask_of(kept))), default=0) if kept else 0
         row[28] = best / POINT_SCALE
         row[29] = out
+        row[30] = mine / POINT_SCALE

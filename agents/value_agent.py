@@ -19,7 +19,7 @@ from .base import PlanningAgent, exchange, placement
 from .move_features import POINT_SCALE, Candidates, Position, candidates
 from .value_net import MoveValueNet, values
 
-REPLY_SHORTLIST = 8  # moves whose replies are checked once the bag is empty
+SHORTLIST = 6  # moves looked at two moves ahead
 
 
 def move_values(layers: list, cands: Candidates) -> np.ndarray:
@@ -28,14 +28,14 @@ def move_values(layers: list, cands: Candidates) -> np.ndarray:
 
 
 def select(layers: list, cands: Candidates, temperature: float, rng: random.Random) -> int:
-    """The row of the move to play. Once the bag is empty, the best REPLY_SHORTLIST moves
-    are valued again with the opponents' best reply filled in, and the choice is made
-    among them only (so a chosen move's features are always complete)."""
+    """The row of the move to play. The best SHORTLIST moves by their cheap features are
+    looked at two moves ahead and valued again, and the choice is made among them only
+    (so a chosen move's features are always complete)."""
     worth = move_values(layers, cands)
-    if cands.reply is None or len(cands) <= 1:
+    if cands.position is None or len(cands) <= 1:
         return pick(worth, temperature, rng)
-    short = np.argsort(-worth, kind="stable")[:REPLY_SHORTLIST]
-    cands.check_replies(short)
+    short = np.argsort(-worth, kind="stable")[:SHORTLIST]
+    cands.look_ahead(short, rng)
     again = cands.points[short] / POINT_SCALE + values(layers, cands.features[short])
     return int(short[pick(again, temperature, rng)])
 

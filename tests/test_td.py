@@ -98,10 +98,31 @@ def test_going_out_with_the_bag_empty_adds_the_bonus_and_the_reply_is_checked():
     f = cands.features[0]
     assert f[F["goes_out"]] == 1 and cands.points[0] == 2 + 6
     two = candidates(_crafted(board, [last, Tile(Color.BLUE, Shape.STAR8)], bag=0))
-    assert two.features[0][F["reply_points"]] == 0  # checked only for a shortlist
-    two.check_replies([0])
+    assert two.features[0][F["reply_points"]] == 0  # looked at only for a shortlist
+    two.look_ahead([0], random.Random(0))
     kept = two.features[0]
     assert kept[F["goes_out"]] == 0 and kept[F["reply_points"]] > 0
+    assert kept[F["next_points"]] == 0  # the blue star fits nowhere next to two red tiles
+
+
+def test_the_kept_tiles_best_next_move_is_looked_at():
+    board = Board({(0, 0): Tile(Color.RED, Shape.CIRCLE)})
+    square, diamond = Tile(Color.RED, Shape.SQUARE), Tile(Color.RED, Shape.DIAMOND)
+    cands = candidates(_crafted(board, [square, diamond]))
+    row = next(i for i, items in enumerate(cands.placements) if items == (((0, 1), square.id),))
+    cands.look_ahead([row], random.Random(0))
+    assert cands.features[row][F["next_points"]] == pytest.approx(3 / POINT_SCALE)
+    assert cands.kept(row) == [diamond.id]
+
+
+def test_the_unknown_reply_is_dealt_from_the_unseen_tiles_reproducibly():
+    game = _game_at(4, 6)
+    rows = []
+    for _ in range(2):
+        cands = candidates(Position.of_game(game))
+        cands.look_ahead(range(len(cands)), random.Random(9))
+        rows.append(cands.features[:, F["reply_points"]].copy())
+    assert np.array_equal(rows[0], rows[1]) and rows[0].max() > 0
 
 
 def test_late_in_the_game_the_choice_is_made_among_moves_whose_reply_was_checked():
@@ -117,7 +138,7 @@ def test_late_in_the_game_the_choice_is_made_among_moves_whose_reply_was_checked
         else:
             game._apply_exchange(list(what))
     cands = candidates(Position.of_game(game))
-    assert cands.reply is not None
+    assert cands.position is not None
     i = select(layers, cands, 0.0, random.Random(0))
     row = cands.features[i]
     assert (
