@@ -1,5 +1,6 @@
 """Qwirkle for reinforcement learning: an exact rules engine and a PettingZoo environment."""
 
+from . import qwirkle_v0
 from .board import Board, IllegalMove
 from .env import env, raw_env
 from .game import Game
@@ -17,5 +18,6 @@ __all__ = [
     "Shape",
     "Tile",
     "env",
+    "qwirkle_v0",
     "raw_env",
 ]

@@ -2,7 +2,7 @@
 
 | | |
 |---|---|
-| Import | ``from qwirkle_env import env, raw_env`` |
+| Import | ``from qwirkle_env import qwirkle_v0``; ``qwirkle_v0.env()``, ``qwirkle_v0.raw_env()`` |
 | Name | ``qwirkle_v0`` |
 | Agents | ``player_0`` .. ``player_{N-1}``, N = ``num_players`` (2..4) |
 | Action shape | ``Discrete(36*W*W + 37)``; W = ``window`` (default 39) |
