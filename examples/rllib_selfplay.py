@@ -146,6 +146,7 @@ def train(iters: int, env_runners: int = 2, batch: int = 2000, **options) -> Alg
 
 
 def main() -> None:
+
     args = parse_args()  # fails on impossible combinations before Ray starts
     ray.init(address=args.address, include_dashboard=False, runtime_env=args.runtime_env)
     algo = train(
