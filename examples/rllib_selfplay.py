@@ -30,7 +30,6 @@ from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
 from ray.rllib.core.rl_module.rl_module import RLModule, RLModuleSpec
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
-from rllib_cli import parse_args
 
 from qwirkle_env.multi_agent import MultiAgentDictEnv
 
@@ -146,6 +145,7 @@ def train(iters: int, env_runners: int = 2, batch: int = 2000, **options) -> Alg
 
 
 def main() -> None:
+    from rllib_cli import parse_args  # beside this file; Ray-free, so CI tests it
 
     args = parse_args()  # fails on impossible combinations before Ray starts
     ray.init(address=args.address, include_dashboard=False, runtime_env=args.runtime_env)
