@@ -13,8 +13,9 @@ Reward "points": Tianshou files a step's rewards under the seat that took it, so
 to all on the last step) would mostly reach only the seat that ended the game; "points" pays
 each seat on its own steps. As in Tianshou's tic-tac-toe example, the other seat is part of
 the environment: a transition's next observation may be the opponent's. The learner always
-sits at player_0 (moves first). Window 21 (15,913 actions): at 15 the env raised "window too
-small" in 11 of 100 random games.
+sits at player_0 (moves first). Window 21 (15,913 actions): a smaller window truncates
+some games, when every legal move of the player to move lies outside it
+(docs/integrations.md).
 """
 
 from __future__ import annotations

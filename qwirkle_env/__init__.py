@@ -1,12 +1,21 @@
 """Qwirkle for reinforcement learning: an exact rules engine and a PettingZoo environment."""
 
+import gymnasium
+
+from . import qwirkle_v0
 from .board import Board, IllegalMove
 from .env import env, raw_env
 from .game import Game
 from .moves import Exchange, Move, Placement
 from .tiles import Color, Shape, Tile
+from .wrappers import ENV_ID
+
+# gymnasium.make(ENV_ID, opponent="greedy"): the single-agent view, for tools built on ids.
+if ENV_ID not in gymnasium.registry:
+    gymnasium.register(id=ENV_ID, entry_point="qwirkle_env.wrappers:make")
 
 __all__ = [
+    "ENV_ID",
     "Board",
     "Color",
     "Exchange",
@@ -17,5 +26,6 @@ __all__ = [
     "Shape",
     "Tile",
     "env",
+    "qwirkle_v0",
     "raw_env",
 ]

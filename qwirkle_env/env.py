@@ -2,7 +2,7 @@
 
 | | |
 |---|---|
-| Import | ``from qwirkle_env import env, raw_env`` |
+| Import | ``from qwirkle_env import qwirkle_v0``; ``qwirkle_v0.env()``, ``qwirkle_v0.raw_env()`` |
 | Name | ``qwirkle_v0`` |
 | Agents | ``player_0`` .. ``player_{N-1}``, N = ``num_players`` (2..4) |
 | Action shape | ``Discrete(36*W*W + 37)``; W = ``window`` (default 39) |
@@ -178,6 +178,11 @@ class raw_env(AECEnv, EzPickle):
         self.reward_mode = reward
         self.strict_opening = strict_opening
         self.render_mode = render_mode
+        self._window = None  # the pygame window of render_mode="human", opened on first use
+        if render_mode == "human":
+            from .render_window import import_pygame
+
+            import_pygame()  # fails here, naming the extra, rather than mid-game
         self.codec = ActionCodec(window)
         self.possible_agents = [f"player_{i}" for i in range(num_players)]
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
@@ -221,6 +226,8 @@ class raw_env(AECEnv, EzPickle):
         self._observer.reset()
         self.infos = {a: {"outside_window": 0} for a in self.agents}
         self._new_turn()
+        if self.render_mode == "human":
+            self.render()
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection
@@ -446,11 +453,35 @@ class raw_env(AECEnv, EzPickle):
         board, placed = self._board_now()
         if self.render_mode == "rgb_array":
             return render.board_image(board, highlight=placed)
-        text = render.game_ansi(self.game, board=board, highlight=placed)
         if self.render_mode == "human":
-            print(text)
+            self.human_window().show(self.human_frame())
             return None
-        return text
+        return render.game_ansi(self.game, board=board, highlight=placed)
+
+    def human_frame(self) -> np.ndarray:
+        """The picture the human window shows: table, every hand, scores (RGB array)."""
+        from .render_window import table_image
+
+        board, placed = self._board_now()
+        truncated = next((i["truncated"] for i in self.infos.values() if "truncated" in i), "")
+        return table_image(
+            self.game,
+            board,
+            placed,
+            hand_now=self.turn.hand_left,
+            exchange_now=self.turn.exchange,
+            note="truncated: the window is too small" if truncated else "",
+        )
+
+    def human_window(self):
+        """The human-mode window (``human_window().save(path)`` takes a screenshot)."""
+        if self.render_mode != "human":
+            raise RuntimeError(f'only render_mode="human" has a window, not {self.render_mode!r}')
+        if self._window is None:
+            from .render_window import Window
+
+            self._window = Window(self.metadata["render_fps"])
+        return self._window
 
     def render_svg(self) -> str:
         from . import render
@@ -470,10 +501,12 @@ class raw_env(AECEnv, EzPickle):
         return self.render_svg()
 
     def close(self) -> None:
-        pass
+        if self._window is not None:
+            self._window.close()
+            self._window = None
 
     def __getstate__(self) -> dict:
-        return dict(self.__dict__)
+        return dict(self.__dict__, _window=None)  # a window can't travel; a copy opens its own
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)

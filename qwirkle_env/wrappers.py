@@ -15,24 +15,14 @@ import gymnasium
 import numpy as np
 
 from .env import raw_env
+from .opponents import RandomOpponent, make_opponent
 from .view import PlayerView
 
-Opponent = Callable[[PlayerView], int] | Any  # a callable, or an agent with act(view)
+__all__ = ["ENV_ID", "RandomOpponent", "SingleAgentEnv", "make"]
 
-
-class RandomOpponent:
-    """Uniform over the legal sub-steps of the mask (a cheap default opponent)."""
-
-    def __init__(self, seed: int | None = None) -> None:
-        self.rng = np.random.default_rng(seed)
-
-    def reset(self, seat: int, num_players: int, seed: int | None = None) -> None:
-        if seed is not None:
-            self.rng = np.random.default_rng(seed)
-
-    def act(self, view: PlayerView) -> int:
-        legal = view.action_mask.view(bool).nonzero()[0]
-        return int(legal[self.rng.integers(len(legal))])
+# A spec string ("greedy"), a callable(view) -> action, or an agent with act(view).
+Opponent = str | Callable[[PlayerView], int] | Any
+ENV_ID = "qwirkle_env/Qwirkle-v0"  # registered with gymnasium on `import qwirkle_env`
 
 
 class SingleAgentEnv(gymnasium.Env):
@@ -40,11 +30,13 @@ class SingleAgentEnv(gymnasium.Env):
 
     Observation: the env's flat float32 vector (layout in ``qwirkle_env.env``). Reward: the
     learner's reward from the underlying env (``reward=`` "win", "points" or "margin"),
-    summed over the opponents' moves in between. An illegal action ends the episode with
-    reward -1 and ``info["illegal_action"]`` (``illegal="raise"`` raises instead).
+    summed over the opponents' moves in between. ``opponents``: one for every other seat,
+    or one that plays them all; spec strings ("random", "greedy", see
+    ``qwirkle_env.opponents``) build a fresh agent per seat. An illegal action ends the
+    episode with reward -1 and ``info["illegal_action"]`` (``illegal="raise"`` raises instead).
     """
 
-    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 2}
+    metadata = {"render_modes": ["human", "ansi", "rgb_array"], "render_fps": 2}
 
     def __init__(
         self,
@@ -61,14 +53,14 @@ class SingleAgentEnv(gymnasium.Env):
             raise ValueError(f"seat must be None (random each game) or 0..{num_players - 1}")
         self.env = raw_env(num_players=num_players, render_mode=render_mode, **env_kwargs)
         if opponents is None:
-            opponents = [RandomOpponent() for _ in range(num_players - 1)]
-        elif not isinstance(opponents, Sequence):
-            opponents = [opponents] * (num_players - 1)
+            opponents = "random"
+        if isinstance(opponents, str) or not isinstance(opponents, Sequence):
+            opponents = [opponents] * (num_players - 1)  # a spec builds one agent per seat
         if len(opponents) != num_players - 1:
             raise ValueError(
                 f"{num_players} players need {num_players - 1} opponents, got {len(opponents)}"
             )
-        self.opponents = list(opponents)
+        self.opponents = [make_opponent(o) for o in opponents]
         self.fixed_seat = seat
         self.illegal = illegal
         self.render_mode = render_mode
@@ -164,3 +156,11 @@ class SingleAgentEnv(gymnasium.Env):
 
     def close(self) -> None:
         self.env.close()
+
+
+def make(opponent: Opponent | Sequence[Opponent] = "random", **kwargs: Any) -> SingleAgentEnv:
+    """The entry point of the registered id: ``gymnasium.make(ENV_ID, opponent="greedy")``
+    reads better than ``opponents=`` for the usual single opponent."""
+    if "opponents" in kwargs:
+        raise TypeError("pass opponent=..., not opponents=, to gymnasium.make")
+    return SingleAgentEnv(opponents=opponent, **kwargs)

@@ -76,8 +76,16 @@ def test_pettingzoo_seed_test(num_players, reward):
 
 
 @pytest.mark.parametrize("num_players", PLAYERS)
-def test_pettingzoo_render_test(num_players, capsys):
-    render_test(functools.partial(env, num_players=num_players))
+def test_pettingzoo_render_test(num_players, monkeypatch):
+    pytest.importorskip("pygame")  # "human" opens a window: the [human] extra
+    monkeypatch.setenv("SDL_VIDEODRIVER", "dummy")  # headless
+
+    def fast(**kwargs):  # the window's pace is metadata["render_fps"]: 2 frames a second
+        made = env(num_players=num_players, **kwargs)
+        made.unwrapped.metadata = {**made.unwrapped.metadata, "render_fps": 10_000}
+        return made
+
+    render_test(fast)
 
 
 @pytest.mark.parametrize("num_players", PLAYERS)

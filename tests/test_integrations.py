@@ -125,3 +125,18 @@ def test_rllib_selfplay(one_thread):
         algo.stop()
     finally:
         ray.shutdown()
+
+
+@pytest.mark.slow
+def test_rllib_on_two_ray_nodes():
+    """scripts/rllib_two_nodes.py: a head and a worker node as separate `ray start`
+    processes on 127.0.0.1 with token auth, the example across both, both stopped by pid."""
+    pytest.importorskip("ray.rllib")
+    spec = importlib.util.spec_from_file_location(
+        "rllib_two_nodes", EXAMPLES.parent / "scripts" / "rllib_two_nodes.py"
+    )
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    result = script.run()
+    assert len(result["cluster_nodes"]) == 2
+    assert sorted(set(result["env_runner_nodes"])) == sorted(result["cluster_nodes"])
