@@ -54,6 +54,7 @@ class TDConfig:
     p_scripted: float = 0.2  # share of games with scripted agents in the other seats
     scripted: str = "greedy,heuristic"
     lr: float = 1e-3
+    lr_end: float = 1e-4  # annealed linearly to this by the last batch
     epochs: int = 2  # passes over the replay per batch
     minibatch: int = 512
     replay: int = 4  # batches kept for the regression
@@ -76,8 +77,8 @@ class TDConfig:
             problems.append(f"p_scripted must be in [0, 1] (got {self.p_scripted})")
         if self.temperature_start < 0 or self.temperature_end < 0:
             problems.append("temperatures must be >= 0")
-        if self.lr <= 0:
-            problems.append(f"lr must be > 0 (got {self.lr})")
+        if self.lr <= 0 or self.lr_end <= 0:
+            problems.append(f"lr and lr_end must be > 0 (got {self.lr}, {self.lr_end})")
         try:
             seats = self.player_counts()
             if not seats or any(n not in (2, 3, 4) for n in seats):
@@ -225,6 +226,8 @@ def train(cfg: TDConfig, hooks, initial: dict | None = None) -> MoveValueNet:
         while played < cfg.total_games:
             frac = played / cfg.total_games
             temp = cfg.temperature_start + (cfg.temperature_end - cfg.temperature_start) * frac
+            for group in opt.param_groups:
+                group["lr"] = cfg.lr + (cfg.lr_end - cfg.lr) * frac
             layers = net.numpy_layers()
             n = min(cfg.games_per_batch, cfg.total_games - played)
             tasks = []
@@ -249,7 +252,7 @@ def train(cfg: TDConfig, hooks, initial: dict | None = None) -> MoveValueNet:
             hooks.log(played, {
                 "decisions_per_s": decisions / collect_s, "collect_s": collect_s,
                 "update_s": update_s, "loss": loss, "temperature": temp,
-                "mean_return": float(np.mean([t.rewards.sum() for t in batch])),
+                "lr": opt.param_groups[0]["lr"],
             })  # fmt: skip
             if played >= next_eval or played >= cfg.total_games:
                 hooks.evaluate(net, played)
