@@ -42,16 +42,16 @@ MAX_TURNS = 1000  # a safety net; games take about 50 turns
 
 @dataclass
 class TDConfig:
-    """Every hyper-parameter of a run. Defaults: the default run, about 10 min on 2 cores."""
+    """Every hyper-parameter of a run. Defaults: the default run (docs/learned_agent.md)."""
 
-    total_games: int = 3_000
+    total_games: int = 5_000
     games_per_batch: int = 100
     players: str = "2"  # comma-separated seat counts, one drawn per game, e.g. "2,3,4"
     lam: float = 0.7  # TD(lambda)
     win_value: float = 2.0  # the game result, in units of POINT_SCALE points
     temperature_start: float = 0.3  # softmax exploration over the moves' worth
     temperature_end: float = 0.05
-    p_scripted: float = 0.2  # share of games with scripted agents in the other seats
+    p_scripted: float = 0.4  # share of games with scripted agents in the other seats
     scripted: str = "greedy,heuristic"
     lr: float = 1e-3
     lr_end: float = 1e-4  # annealed linearly to this by the last batch
@@ -59,7 +59,7 @@ class TDConfig:
     minibatch: int = 512
     replay: int = 4  # batches kept for the regression
     processes: int = 2
-    eval_every: int = 1_000  # games between checkpoints and learning-curve matches
+    eval_every: int = 2_500  # games between checkpoints and learning-curve matches
     eval_games: int = 100
     eval_opponents: str = "greedy,heuristic"
     seed: int = 0
