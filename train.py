@@ -87,6 +87,9 @@ TD_HELP = {
     "eval_games": "duplicate games per opponent in each learning-curve match",
     "eval_opponents": "comma-separated opponents for the learning curve",
     "seed": "random seed",
+    "shortlist": "moves looked at two moves ahead each turn",
+    "reply_samples": "opponent hands dealt for the reply while it is unknown",
+    "refill": "our next move from the kept tiles topped up by a random draw",
 }
 
 
@@ -269,7 +272,8 @@ def cmd_train(args: argparse.Namespace) -> Path:
     initial = None
     if args.resume:
         try:
-            net, _ = load_checkpoint(args.resume, env_options(), cfg.net.to_dict(), VALUE_FORMAT)
+            features = {"features": env_options(cfg.look_ahead())["features"]}
+            net, _ = load_checkpoint(args.resume, features, cfg.net.to_dict(), VALUE_FORMAT)
         except ValueError as err:
             raise SystemExit(f"--resume: {err}") from None
         initial = net.state_dict()
@@ -278,7 +282,8 @@ def cmd_train(args: argparse.Namespace) -> Path:
     start = time.time()
     net = train(cfg, run, initial)
     run.close()
-    final = save_checkpoint(run.dir / "checkpoints" / "final.pt", net, env_options(),
+    env = env_options(cfg.look_ahead())
+    final = save_checkpoint(run.dir / "checkpoints" / "final.pt", net, env,
                             cfg.to_dict(), cfg.total_games)  # fmt: skip
     print(f"trained in {(time.time() - start) / 60:.1f} min; checkpoint {final}; "
           f"curve {run.dir / 'learning_curve.png'}", flush=True)  # fmt: skip

@@ -10,9 +10,9 @@ read off the board's frontier records without copying the board.
 A look two moves ahead costs a board copy and two move generations per move, so it is
 made only for the few moves the agent shortlists (``Candidates.look_ahead``): the most the
 next opponent can score at once (from their hand, known exactly once the bag is empty in a
-2-player game, else a hand dealt at random from the unseen tiles, the same deal for every
-move of the turn), whether that reply goes out, and the most the kept tiles alone could
-score next turn.
+2-player game, else the mean over hands dealt at random from the unseen tiles, the same
+deals for every move of the turn), whether that reply goes out, and the most our next move
+could score (from the kept tiles, topped up from the unseen tiles if ``LookAhead.refill``).
 """
 
 from __future__ import annotations
@@ -93,6 +93,26 @@ class Position:
         return out
 
 
+@dataclass(frozen=True)
+class LookAhead:
+    """How far the agent looks at its shortlist; a checkpoint stores the settings it was
+    trained with, and plays with them."""
+
+    shortlist: int = 6  # moves looked at two moves ahead
+    reply_samples: int = 1  # opponent hands dealt while unknown; the reply is their mean
+    refill: bool = False  # our next move from the kept tiles topped up by a random draw
+
+    def __post_init__(self) -> None:
+        if self.shortlist < 1 or self.reply_samples < 1:
+            raise ValueError(
+                f"shortlist and reply_samples must be >= 1, got {self.shortlist} and "
+                f"{self.reply_samples}"
+            )
+
+
+DEFAULT_LOOK_AHEAD = LookAhead()
+
+
 @dataclass
 class Candidates:
     """The legal moves of a turn and their features, row i describing move i."""
@@ -106,12 +126,12 @@ class Candidates:
     def __len__(self) -> int:
         return len(self.points)
 
-    def look_ahead(self, rows, rng: random.Random) -> None:
+    def look_ahead(self, rows, rng: random.Random, how: LookAhead = DEFAULT_LOOK_AHEAD) -> None:
         """Fills the look-ahead features of these rows (a board copy each, so only for a
-        shortlist); ``rng`` deals the opponent's hand while it is unknown."""
+        shortlist); ``rng`` deals the hidden tiles."""
         if self.position is None:
             return
-        ahead = _LookAhead(self.position, rng)
+        ahead = _LookAhead(self.position, rng, how)
         n = len(self.placements)
         for i in rows:
             if i < n and self.features[i, _GOES_OUT]:
@@ -306,7 +326,7 @@ class _Leaves:
 class _LookAhead:
     """The next opponent's best reply and the kept tiles' best next move, after a move."""
 
-    def __init__(self, pos: Position, rng: random.Random) -> None:
+    def __init__(self, pos: Position, rng: random.Random, how: LookAhead) -> None:
         n_players = len(pos.scores)
         nxt = (pos.seat + 1) % n_players
         self.board = pos.board
@@ -314,22 +334,31 @@ class _LookAhead:
         pool = [t for t, k in enumerate(pos.unseen()) for _ in range(k)]
         # exact: with the bag empty, the one opponent holds every unseen tile
         self.exact = pos.bag_size == 0 and n_players == 2
-        hand = pool if self.exact else rng.sample(pool, min(self.held, len(pool)))
-        self.opp = mask_of(hand)
+        if self.exact:
+            self.opp = [mask_of(pool)] if pool else []
+        else:
+            k = min(self.held, len(pool))
+            self.opp = [mask_of(rng.sample(pool, k)) for _ in range(how.reply_samples) if k]
+        self.draw: list[int] = []  # our top-up, the same for every move of the turn
+        if how.refill and pos.bag_size:
+            self.draw = rng.sample(pool, min(HAND_SIZE, pos.bag_size, len(pool)))
 
     def fill(self, row: np.ndarray, items, kept: list[int]) -> None:
         board = self.board
         if items:
             board = board.copy()
             board._place(list(items))
-        best, out = 0, 0.0
-        if self.opp:
-            for placed, pts in board._placements(self.opp):
+        total, out = 0.0, 0.0
+        for hand in self.opp:
+            best = 0
+            for placed, pts in board._placements(hand):
                 if self.exact and len(placed) == self.held:
                     pts += END_BONUS
                     out = 1.0
                 best = max(best, pts)
-        mine = max((pts for _, pts in board._placements(mask_of(kept))), default=0) if kept else 0
-        row[28] = best / POINT_SCALE
+            total += best
+        mine = kept + self.draw[: HAND_SIZE - len(kept)] if self.draw else kept
+        top = max((pts for _, pts in board._placements(mask_of(mine))), default=0) if mine else 0
+        row[28] = total / max(len(self.opp), 1) / POINT_SCALE
         row[29] = out
-        row[30] = mine / POINT_SCALE
+        row[30] = top / POINT_SCALE

@@ -21,7 +21,7 @@ from qwirkle_env.view import PlayerView
 
 from .base import Agent
 from .checkpoint import VALUE_FORMAT, load_checkpoint
-from .move_features import FEATURES
+from .move_features import FEATURES, LookAhead
 from .network import PolicyValueNet, masked_logits
 from .value_agent import ValueAgent
 
@@ -72,10 +72,18 @@ def load_agent(path: str | Path, greedy: bool = True) -> Agent:
 
 def value_agent_of(net, meta: dict, path: str | Path) -> ValueAgent:
     """A ValueAgent, once the checkpoint's feature list is checked against this version's."""
-    trained_on = (meta.get("env") or {}).get("features")
+    env = meta.get("env") or {}
+    trained_on = env.get("features")
     if trained_on != list(FEATURES):
         raise ValueError(
             f"checkpoint {path} was trained on move features {trained_on!r}; this version "
             f"describes moves with {list(FEATURES)!r}: retrain it with this version"
         )
-    return ValueAgent(net, meta=meta)
+    try:
+        look = LookAhead(**env["look_ahead"])
+    except (KeyError, TypeError, ValueError) as err:
+        raise ValueError(
+            f"checkpoint {path} has no usable look-ahead settings ({err!r}); a move-value "
+            "checkpoint stores the shortlist, reply_samples and refill it was trained with"
+        ) from None
+    return ValueAgent(net, meta=meta, look_ahead=look)

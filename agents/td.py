@@ -33,7 +33,7 @@ from qwirkle_env.game import Game
 from qwirkle_env.view import PlayerView
 
 from .base import make_agent
-from .move_features import Position, candidates
+from .move_features import DEFAULT_LOOK_AHEAD, LookAhead, Position, candidates
 from .value_agent import select
 from .value_net import MoveValueNet, ValueNetConfig
 
@@ -63,6 +63,10 @@ class TDConfig:
     eval_games: int = 100
     eval_opponents: str = "greedy,heuristic"
     seed: int = 0
+    # the look ahead at the shortlist (agents.move_features.LookAhead), stored in checkpoints
+    shortlist: int = 6
+    reply_samples: int = 1
+    refill: bool = False
     net: ValueNetConfig = field(default_factory=ValueNetConfig)
 
     def __post_init__(self) -> None:
@@ -87,8 +91,15 @@ class TDConfig:
             problems.append(f"players must be comma-separated integers (got {self.players!r})")
         if self.p_scripted > 0 and not self.scripted_specs():
             problems.append("p_scripted > 0 needs at least one --scripted agent spec")
+        try:
+            self.look_ahead()
+        except ValueError as err:
+            problems.append(str(err))
         if problems:
             raise ValueError("bad training config: " + "; ".join(problems))
+
+    def look_ahead(self) -> LookAhead:
+        return LookAhead(self.shortlist, self.reply_samples, self.refill)
 
     def player_counts(self) -> list[int]:
         return [int(s) for s in str(self.players).split(",") if s.strip()]
@@ -113,7 +124,8 @@ _SCRIPTED: dict[str, object] = {}  # per worker
 
 
 def play_game(layers: list, seed: int, num_players: int, temperature: float,
-              scripted: str | None, win_value: float) -> tuple[list[Trajectory], int]:  # fmt: skip
+              scripted: str | None, win_value: float,
+              how: LookAhead = DEFAULT_LOOK_AHEAD) -> tuple[list[Trajectory], int]:  # fmt: skip
     """One game; the learner plays every seat, or seat ``seed % n`` against ``scripted``.
 
     Returns the learner seats' trajectories and the number of learner decisions.
@@ -141,7 +153,7 @@ def play_game(layers: list, seed: int, num_players: int, temperature: float,
             game.apply(agent.choose(PlayerView.of(game, seat)))
         else:
             cands = candidates(Position.of_game(game))
-            i = select(layers, cands, temperature, rng)
+            i = select(layers, cands, temperature, rng, how)
             kind, what = cands.move(i)
             if kind == "place":
                 game._apply_placement(list(what), checked=True)
@@ -236,7 +248,7 @@ def train(cfg: TDConfig, hooks, initial: dict | None = None) -> MoveValueNet:
                 if rng.random() < cfg.p_scripted:
                     opp = scripted[rng.randrange(len(scripted))]
                 tasks.append((layers, rng.randrange(2**62) + 2**31, rng.choice(counts), temp,
-                              opp, cfg.win_value))  # fmt: skip
+                              opp, cfg.win_value, cfg.look_ahead()))  # fmt: skip
             start = time.perf_counter()
             results = pool.map(play_task, tasks, chunksize=4) if pool else map(play_task, tasks)
             batch, decisions = [], 0

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import json
 import time
+from dataclasses import asdict
 from pathlib import Path
 
 from tqdm import tqdm
 
 from .checkpoint import save_checkpoint
-from .move_features import FEATURES
+from .move_features import FEATURES, LookAhead
 from .runlog import plot_curve, write_csv
 from .value_net import MoveValueNet
 
@@ -44,8 +45,9 @@ class TDRun:
 
     def checkpoint(self, net: MoveValueNet, games: int) -> Path:
         path = self.dir / "checkpoints" / f"games_{games:07d}.pt"
-        save_checkpoint(path, net, env_options(), self.cfg.to_dict(), games)
-        save_checkpoint(self.dir / "checkpoints" / "latest.pt", net, env_options(),
+        env = env_options(self.cfg.look_ahead())
+        save_checkpoint(path, net, env, self.cfg.to_dict(), games)
+        save_checkpoint(self.dir / "checkpoints" / "latest.pt", net, env,
                         self.cfg.to_dict(), games)  # fmt: skip
         return path
 
@@ -75,6 +77,7 @@ class TDRun:
         self.bar.close()
 
 
-def env_options() -> dict:
-    """What a move-value checkpoint must agree on with the code that loads it."""
-    return {"features": list(FEATURES)}
+def env_options(look_ahead: LookAhead) -> dict:
+    """What a move-value checkpoint must agree on with the code that loads it: the feature
+    list, and the look ahead it was trained with (the agent plays with the same)."""
+    return {"features": list(FEATURES), "look_ahead": asdict(look_ahead)}

@@ -16,10 +16,15 @@ from qwirkle_env.moves import Move
 from qwirkle_env.view import PlayerView
 
 from .base import PlanningAgent, exchange, placement
-from .move_features import POINT_SCALE, Candidates, Position, candidates
+from .move_features import (
+    DEFAULT_LOOK_AHEAD,
+    POINT_SCALE,
+    Candidates,
+    LookAhead,
+    Position,
+    candidates,
+)
 from .value_net import MoveValueNet, values
-
-SHORTLIST = 6  # moves looked at two moves ahead
 
 
 def move_values(layers: list, cands: Candidates) -> np.ndarray:
@@ -27,15 +32,21 @@ def move_values(layers: list, cands: Candidates) -> np.ndarray:
     return cands.points / POINT_SCALE + values(layers, cands.features)
 
 
-def select(layers: list, cands: Candidates, temperature: float, rng: random.Random) -> int:
-    """The row of the move to play. The best SHORTLIST moves by their cheap features are
-    looked at two moves ahead and valued again, and the choice is made among them only
-    (so a chosen move's features are always complete)."""
+def select(
+    layers: list,
+    cands: Candidates,
+    temperature: float,
+    rng: random.Random,
+    how: LookAhead = DEFAULT_LOOK_AHEAD,
+) -> int:
+    """The row of the move to play. The best ``how.shortlist`` moves by their cheap
+    features are looked at two moves ahead and valued again, and the choice is made among
+    them only (so a chosen move's features are always complete)."""
     worth = move_values(layers, cands)
     if cands.position is None or len(cands) <= 1:
         return pick(worth, temperature, rng)
-    short = np.argsort(-worth, kind="stable")[:SHORTLIST]
-    cands.look_ahead(short, rng)
+    short = np.argsort(-worth, kind="stable")[: how.shortlist]
+    cands.look_ahead(short, rng, how)
     again = cands.points[short] / POINT_SCALE + values(layers, cands.features[short])
     return int(short[pick(again, temperature, rng)])
 
@@ -55,7 +66,13 @@ class ValueAgent(PlanningAgent):
 
     name = "value"
 
-    def __init__(self, net: MoveValueNet, meta: dict | None = None, temperature: float = 0.0):
+    def __init__(
+        self,
+        net: MoveValueNet,
+        meta: dict | None = None,
+        temperature: float = 0.0,
+        look_ahead: LookAhead = DEFAULT_LOOK_AHEAD,
+    ):
         if not (isinstance(temperature, int | float) and math.isfinite(temperature)):
             raise ValueError(f"temperature must be a finite number >= 0, got {temperature!r}")
         if temperature < 0:
@@ -63,11 +80,13 @@ class ValueAgent(PlanningAgent):
         self.layers = net.numpy_layers()
         self.meta = meta or {}
         self.temperature = float(temperature)
+        self.look_ahead = look_ahead
         self.reset(0, 2, 0)
 
     def choose(self, view: PlayerView) -> Move:
         cands = candidates(Position.of_view(view))
         if not len(cands):
             raise RuntimeError("no legal move in this view: is it this agent's turn?")
-        kind, what = cands.move(select(self.layers, cands, self.temperature, self.rng))
+        i = select(self.layers, cands, self.temperature, self.rng, self.look_ahead)
+        kind, what = cands.move(i)
         return placement(what) if kind == "place" else exchange(what)

@@ -31,8 +31,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agents.checkpoint import save_checkpoint  # noqa: E402
+from agents.checkpoint import VALUE_FORMAT, load_checkpoint, save_checkpoint  # noqa: E402
 from agents.evaluate import run_tournament  # noqa: E402
+from agents.move_features import LookAhead  # noqa: E402
 from agents.td_run import env_options  # noqa: E402
 from agents.value_net import MoveValueNet  # noqa: E402
 
@@ -80,7 +81,9 @@ def main() -> None:
     args = parser.parse_args()
     start = time.time()
     sections = []
-    untrained = save_checkpoint(Path(args.runs) / "untrained.pt", MoveValueNet(), env_options())
+    _, meta = load_checkpoint(args.ckpt, kind=VALUE_FORMAT)  # its look ahead, for the start
+    look = LookAhead(**meta["env"]["look_ahead"])
+    untrained = save_checkpoint(Path(args.runs) / "untrained.pt", MoveValueNet(), env_options(look))
     for m in matches(args.budget, args.ckpt, str(untrained), args.quick):
         players = m.get("players", 2)
         name = "_vs_".join(Path(a.split(":")[-1]).stem for a in m["agents"][:2]) + f"_{players}p"

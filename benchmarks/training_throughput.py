@@ -42,7 +42,8 @@ def td_row(processes: int, seconds: float, seed: int) -> dict:
     net = MoveValueNet()
     layers = net.numpy_layers()
     rng = random.Random(seed)
-    tasks = ((layers, rng.randrange(2**62), 2, cfg.temperature_start, None, cfg.win_value)
+    tasks = ((layers, rng.randrange(2**62), 2, cfg.temperature_start, None, cfg.win_value,
+              cfg.look_ahead())
              for _ in range(10**9))  # fmt: skip
     torch.set_num_threads(1)
     pool = get_context("fork").Pool(processes, initializer=one_thread) if processes > 1 else None

@@ -14,7 +14,14 @@ from agents.base import make_agent
 from agents.checkpoint import VALUE_FORMAT, load_checkpoint, save_checkpoint
 from agents.evaluate import play_game as play_env_game
 from agents.heuristic import chance_opponent_holds
-from agents.move_features import FEATURES, NUM_FEATURES, POINT_SCALE, Position, candidates
+from agents.move_features import (
+    FEATURES,
+    NUM_FEATURES,
+    POINT_SCALE,
+    LookAhead,
+    Position,
+    candidates,
+)
 from agents.network import NetConfig, PolicyValueNet
 from agents.td import TDConfig, Trajectory, lambda_returns, play_game, targets
 from agents.td_run import env_options
@@ -260,7 +267,7 @@ def test_bad_training_config_says_what_is_wrong():
 @pytest.fixture()
 def value_ckpt(tmp_path):
     net = MoveValueNet()
-    return save_checkpoint(tmp_path / "v.pt", net, env_options(), {"x": 1}, 5)
+    return save_checkpoint(tmp_path / "v.pt", net, env_options(LookAhead()), {"x": 1}, 5)
 
 
 def test_value_checkpoint_is_an_agent_that_plays_through_the_env(value_ckpt):
@@ -346,3 +353,38 @@ def test_resume_refuses_a_tile_policy(tmp_path):
 def test_fast_evaluate_refuses_a_value_checkpoint(value_ckpt):
     with pytest.raises(SystemExit, match="--fast batches tile-level PPO policies only"):
         train.main(["evaluate", "--fast", "--agents", f"ckpt:{value_ckpt}", "greedy"])
+
+
+def test_look_ahead_settings_are_checked_and_stored():
+    with pytest.raises(ValueError, match="shortlist and reply_samples must be >= 1"):
+        LookAhead(shortlist=0)
+    with pytest.raises(ValueError, match="shortlist and reply_samples"):
+        TDConfig(reply_samples=0)
+    assert env_options(LookAhead(8, 2, True))["look_ahead"] == {
+        "shortlist": 8, "reply_samples": 2, "refill": True,
+    }  # fmt: skip
+
+
+def test_a_refill_only_adds_to_what_the_next_move_can_score():
+    game = _game_at(5, 6)
+    plain = candidates(Position.of_game(game))
+    fuller = candidates(Position.of_game(game))
+    rows = range(len(plain))
+    plain.look_ahead(rows, random.Random(3), LookAhead())
+    fuller.look_ahead(rows, random.Random(3), LookAhead(reply_samples=3, refill=True))
+    col = F["next_points"]
+    assert (fuller.features[:, col] >= plain.features[:, col]).all()
+    assert (fuller.features[:, col] > plain.features[:, col]).any()
+
+
+def test_checkpoint_without_look_ahead_settings_is_refused(tmp_path):
+    env = {"features": list(FEATURES)}
+    path = save_checkpoint(tmp_path / "n.pt", MoveValueNet(), env, {}, 0)
+    with pytest.raises(ValueError, match="no usable look-ahead settings"):
+        make_agent(f"ckpt:{path}")
+
+
+def test_the_agent_plays_with_the_look_ahead_it_was_trained_with(tmp_path):
+    env = env_options(LookAhead(shortlist=3, reply_samples=2, refill=True))
+    path = save_checkpoint(tmp_path / "l.pt", MoveValueNet(), env, {}, 0)
+    assert make_agent(f"ckpt:{path}").look_ahead == LookAhead(3, 2, True)
