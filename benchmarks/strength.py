@@ -69,6 +69,11 @@ def matches(budget: float, ckpt: str, untrained: str, quick: bool) -> list[dict]
     ]  # fmt: skip
 
 
+def short_name(spec: str) -> str:
+    """A checkpoint's file stem, else the agent's name: for the runs/ folder names."""
+    return Path(spec[5:]).stem if spec.startswith("ckpt:") else spec.split(":")[0]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--processes", type=int, default=2)
@@ -86,7 +91,7 @@ def main() -> None:
     untrained = save_checkpoint(Path(args.runs) / "untrained.pt", MoveValueNet(), env_options(look))
     for m in matches(args.budget, args.ckpt, str(untrained), args.quick):
         players = m.get("players", 2)
-        name = "_vs_".join(Path(a.split(":")[-1]).stem for a in m["agents"][:2]) + f"_{players}p"
+        name = "_vs_".join(short_name(a) for a in m["agents"][:2]) + f"_{players}p"
         res = run_tournament(m["agents"], m["games"], players, seed=args.seed,
                              processes=args.processes, out_dir=Path(args.runs) / name)  # fmt: skip
         table = res.table()

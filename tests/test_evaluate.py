@@ -168,5 +168,6 @@ def test_strength_benchmark_quick_run(tmp_path) -> None:
            "--processes", "1", "--out", str(out), "--runs", str(tmp_path / "runs")]  # fmt: skip
     subprocess.run(cmd, cwd=root, check=True, capture_output=True, timeout=300)
     page = out.read_text()
-    assert page.count("Target: ") == 3 and "duplicate deals" in page
-    assert (tmp_path / "runs" / "search_vs_greedy" / "summary.csv").is_file()
+    assert page.count("Target: ") == 8 and "duplicate deals" in page
+    assert (tmp_path / "runs" / "search_vs_greedy_2p" / "summary.csv").is_file()
+    assert (tmp_path / "runs" / "qwirkle_ppo_vs_greedy_4p" / "summary.csv").is_file()
