@@ -33,7 +33,9 @@ from qwirkle_env.game import Game
 from qwirkle_env.view import PlayerView
 
 from .base import make_agent
-from .move_features import DEFAULT_LOOK_AHEAD, LookAhead, Position, candidates
+from .move_features import DEFAULT_LOOK_AHEAD, POINT_SCALE, LookAhead, Position, candidates
+from .search import margin
+from .selfplay import win_reward
 from .value_agent import select
 from .value_net import MoveValueNet, ValueNetConfig
 
@@ -123,15 +125,20 @@ class Trajectory:
 _SCRIPTED: dict[str, object] = {}  # per worker
 
 
-def play_game(layers: list, seed: int, num_players: int, temperature: float,
-              scripted: str | None, win_value: float,
-              how: LookAhead = DEFAULT_LOOK_AHEAD) -> tuple[list[Trajectory], int]:  # fmt: skip
+def play_game(
+    layers: list,
+    seed: int,
+    num_players: int,
+    temperature: float,
+    scripted: str | None,
+    win_value: float,
+    how: LookAhead = DEFAULT_LOOK_AHEAD,
+) -> tuple[list[Trajectory], int, Game]:
     """One game; the learner plays every seat, or seat ``seed % n`` against ``scripted``.
 
-    Returns the learner seats' trajectories and the number of learner decisions.
+    Returns the learner seats' trajectories, the number of learner decisions and the
+    finished game.
     """
-    from .move_features import POINT_SCALE
-
     rng = random.Random(seed)
     game = Game(num_players, seed=seed)
     learner = set(range(num_players))
@@ -160,24 +167,17 @@ def play_game(layers: list, seed: int, num_players: int, temperature: float,
             else:
                 game._apply_exchange(list(what))
             feats[seat].append(cands.features[i])
-            margins[seat].append(_margin(game.scores, seat))
+            margins[seat].append(margin(game, seat))
         turns += 1
     out = []
-    winners = game.winners()
     for s in sorted(learner):
         if not feats[s]:
             continue
-        m = np.array(margins[s] + [_margin(game.scores, s)], dtype=np.float32)
+        m = np.array(margins[s] + [margin(game, s)], dtype=np.float32)
         rewards = np.diff(m) / POINT_SCALE
-        share = 1.0 / len(winners) if s in winners else 0.0
-        rewards[-1] += win_value * (share * num_players - 1) / (num_players - 1)
+        rewards[-1] += win_value * win_reward(game.scores, s)
         out.append(Trajectory(np.stack(feats[s]), rewards))
-    return out, sum(len(f) for f in feats.values())
-
-
-def _margin(scores: list[int], seat: int) -> float:
-    others = (sum(scores) - scores[seat]) / (len(scores) - 1)
-    return scores[seat] - others
+    return out, sum(len(f) for f in feats.values()), game
 
 
 def one_thread() -> None:
@@ -186,8 +186,9 @@ def one_thread() -> None:
 
 
 def play_task(task: tuple) -> tuple[list[Trajectory], int]:
-    """``play_game`` on one tuple of its arguments, for a process pool."""
-    return play_game(*task)
+    """``play_game`` on one tuple of its arguments, for a process pool (without the game)."""
+    trajs, decisions, _ = play_game(*task)
+    return trajs, decisions
 
 
 def lambda_returns(traj: Trajectory, next_values: np.ndarray, lam: float) -> np.ndarray:

@@ -23,6 +23,8 @@ from agents.move_features import (
     candidates,
 )
 from agents.network import NetConfig, PolicyValueNet
+from agents.search import margin
+from agents.selfplay import win_reward
 from agents.td import TDConfig, Trajectory, lambda_returns, play_game, targets
 from agents.td_run import env_options
 from agents.value_agent import ValueAgent, move_values, pick, select
@@ -233,22 +235,28 @@ def test_targets_read_the_next_afterstate_of_the_same_trajectory():
     assert y.tolist() == pytest.approx([1 + v[1], 1.0, 1.0])
 
 
-def test_self_play_rewards_add_up_to_the_margin_and_result():
+@pytest.mark.parametrize("players", [2, 3])
+def test_self_play_returns_are_the_margin_after_the_first_move_plus_the_result(players):
     layers = MoveValueNet().numpy_layers()
-    trajs, decisions = play_game(layers, 5, 2, 0.2, None, 2.0)
-    assert len(trajs) == 2 and decisions == sum(len(t.rewards) for t in trajs)
-    totals = [float(t.rewards.sum()) for t in trajs]
-    game = Game(2, seed=5)  # replaying is not needed: the two seats' margins are opposite,
-    del game  # so their returns differ only by their first afterstates' margins and results
-    assert all(np.isfinite(totals))
-    one, _ = play_game(layers, 6, 3, 0.2, "greedy", 2.0)
+    trajs, decisions, game = play_game(layers, 5, players, 0.2, None, 2.0)
+    assert len(trajs) == players and decisions == sum(len(t.rewards) for t in trajs)
+    scores, first = [0] * players, {}
+    for seat, _, points in game.history:  # the margin right after each seat's first move
+        scores[seat] += points
+        if seat not in first:
+            first[seat] = scores[seat] - (sum(scores) - scores[seat]) / (players - 1)
+    for seat, traj in enumerate(trajs):
+        final = margin(game, seat)
+        expected = (final - first[seat]) / POINT_SCALE + 2.0 * win_reward(game.scores, seat)
+        assert float(traj.rewards.sum()) == pytest.approx(expected, abs=1e-4)
+    one, _, _ = play_game(layers, 6, 3, 0.2, "greedy", 2.0)
     assert len(one) == 1  # only the learner's seat is recorded against scripted agents
 
 
 def test_self_play_is_reproducible():
     layers = MoveValueNet().numpy_layers()
-    a, _ = play_game(layers, 11, 2, 0.3, None, 2.0)
-    b, _ = play_game(layers, 11, 2, 0.3, None, 2.0)
+    a, _, _ = play_game(layers, 11, 2, 0.3, None, 2.0)
+    b, _, _ = play_game(layers, 11, 2, 0.3, None, 2.0)
     assert all(np.array_equal(x.features, y.features) for x, y in zip(a, b, strict=True))
 
 
