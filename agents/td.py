@@ -46,7 +46,7 @@ MAX_TURNS = 1000  # a safety net; games take about 50 turns
 class TDConfig:
     """Every hyper-parameter of a run. Defaults: the default run (docs/learned_agent.md)."""
 
-    total_games: int = 5_000
+    total_games: int = 4_000
     games_per_batch: int = 100
     players: str = "2"  # comma-separated seat counts, one drawn per game, e.g. "2,3,4"
     lam: float = 0.7  # TD(lambda)
@@ -61,14 +61,14 @@ class TDConfig:
     minibatch: int = 512
     replay: int = 4  # batches kept for the regression
     processes: int = 2
-    eval_every: int = 2_500  # games between checkpoints and learning-curve matches
+    eval_every: int = 2_000  # games between checkpoints and learning-curve matches
     eval_games: int = 100
     eval_opponents: str = "greedy,heuristic"
     seed: int = 0
     # the look ahead at the shortlist (agents.move_features.LookAhead), stored in checkpoints
     shortlist: int = 6
-    reply_samples: int = 1
-    refill: bool = False
+    reply_samples: int = 2
+    refill: bool = True
     net: ValueNetConfig = field(default_factory=ValueNetConfig)
 
     def __post_init__(self) -> None:
