@@ -1,6 +1,6 @@
 """How fast each trainer gathers self-play experience, in learner decisions (whole turns).
 
-    python benchmarks/training_throughput.py                  # about 2 minutes
+    python benchmarks/training_throughput.py                  # about 5 minutes
     python benchmarks/training_throughput.py --seconds 60 --ppo-iterations 2
 
 Rows, measured one after the other in one run:
@@ -9,8 +9,10 @@ Rows, measured one after the other in one run:
   temperature), with 1 and with ``--processes`` worker processes; then one update on the
   batch, as agents.td.train does it.
 - ``ppo``: agents.ppo's collection on the AEC envs (rollout_steps learner sub-steps from
-  num_envs games stepped together, one batched forward per sub-step), then its update.
-  A turn there is every sub-step up to and including "end".
+  num_envs games stepped together, one batched forward per sub-step), then its update,
+  from the tile-level checkpoint's weights after a warm-up of about one game per env (as
+  agents.rollout_bench does: an untrained policy and fresh games would time only the
+  cheap opening positions). A turn there is every sub-step up to and including "end".
 
 A decision is one whole turn of the learner. Collection time is split from update time so
 the table shows where a training iteration goes.
@@ -67,18 +69,21 @@ def td_row(processes: int, seconds: float, seed: int) -> dict:
                 substeps=None)  # fmt: skip
 
 
-def ppo_row(iterations: int, num_envs: int) -> dict:
+def ppo_row(iterations: int, num_envs: int, ckpt: str) -> dict:
     """PPO iterations as agents.ppo.train runs them; turns counted by "end" actions."""
     from agents.base import make_agent
+    from agents.checkpoint import load_checkpoint
     from agents.network import PolicyValueNet
     from agents.ppo import PPOConfig, make_rollouts, ppo_update
 
     cfg = PPOConfig(num_envs=num_envs, p_scripted=0.0, p_pool=0.0, scripted="")
     torch.set_num_threads(cfg.threads)
-    net = PolicyValueNet(cfg.net).eval()
+    net = load_checkpoint(ckpt)[0]
     opt = torch.optim.Adam(net.parameters(), lr=cfg.lr, eps=1e-5)
     play, buf = make_rollouts(cfg, torch.device("cpu"), make_agent)
     play.set_pool([net.state_dict()], PolicyValueNet(cfg.net))
+    play.collect(net, buf, 100 * num_envs)  # warm-up: a steady mix of early and late boards
+    play.remap(buf.carry_pending())
     end = buf.num_actions - 1
     rng = np.random.default_rng(0)
     steps = turns = 0
@@ -101,7 +106,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=30.0, help="TD collection per row")
     parser.add_argument("--processes", type=int, default=2)
-    parser.add_argument("--ppo-iterations", type=int, default=1)
+    parser.add_argument("--ppo-iterations", type=int, default=2)
+    parser.add_argument("--ppo-ckpt", default="checkpoints/tile_ppo.pt", help="its weights")
     parser.add_argument("--ppo-envs", type=int, default=16)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
@@ -110,20 +116,21 @@ def main() -> None:
         (f"td (agents.td), {args.processes} processes",
          td_row(args.processes, args.seconds, args.seed)),
         (f"ppo (agents.ppo, aec, {args.ppo_envs} envs)",
-         ppo_row(args.ppo_iterations, args.ppo_envs)),
+         ppo_row(args.ppo_iterations, args.ppo_envs, args.ppo_ckpt)),
     ]  # fmt: skip
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"python {platform.python_version()}, {os.cpu_count()} CPUs, wall clock, "
           f"load average {load:.1f} at the end")  # fmt: skip
-    print("| trainer | learner turns/s (collection) | sub-steps/s | collection s | update s "
-          "| update share |")  # fmt: skip
-    print("|---|---|---|---|---|---|")
+    print("| trainer | learner turns/s (collection) | sub-steps/s (collection) | collection s "
+          "| update s | update share | learner turns/s (whole iteration) |")  # fmt: skip
+    print("|---|---|---|---|---|---|---|")
     for name, r in rows:
         sub = "" if r["substeps"] is None else f"{r['substeps'] / r['collect_s']:.0f}"
         share = r["update_s"] / (r["update_s"] + r["collect_s"])
         rate = r["decisions"] / r["collect_s"]
+        whole = r["decisions"] / (r["collect_s"] + r["update_s"])
         print(f"| {name} | {rate:.0f} | {sub} | {r['collect_s']:.1f} | {r['update_s']:.2f} "
-              f"| {share:.0%} |", flush=True)  # fmt: skip
+              f"| {share:.0%} | {whole:.0f} |", flush=True)  # fmt: skip
 
 
 if __name__ == "__main__":
