@@ -69,7 +69,7 @@ class TDRun:
             )
         self.evals.append(result)
         write_csv(self.evals, self.dir / "evals.csv")
-        xlabel = "self-play games (0: the untrained network, which plays as greedy)"
+        xlabel = "self-play games (0 = untrained: plays as greedy)"
         plot_curve(self.evals, self.dir / "learning_curve.png", self.dir.name, xlabel)
         return result
 
