@@ -149,6 +149,9 @@ JSON with every game, plots): `runs/strength/`.
 {sections}
 ## How the agents were tuned (earlier runs, not repeated by this command)
 
+The learned agent's training runs and the choices made between them (judged on deal seed
+1 only) are in [learned_agent.md](learned_agent.md). For the scripted agents:
+
 Duplicate 2-player games against greedy on seeds 1000+ (not the seeds above), played on
 the engine directly (same agents, no env), on the same machine:
 
