@@ -101,40 +101,34 @@ def _bool(text: str) -> bool:
     raise argparse.ArgumentTypeError(f"expected true/false, got {text!r}")
 
 
-def add_config_options(parser: argparse.ArgumentParser) -> None:
-    """One --option per PPOConfig / NetConfig field, defaults shown in --help."""
-    for f in dataclasses.fields(PPOConfig):
-        if f.name == "net":
+def add_fields(parser, config_cls, helps: dict, skip: tuple = (), choices: dict | None = None):
+    """One --option per field of a config dataclass, its default shown in --help."""
+    config = config_cls()
+    for f in dataclasses.fields(config_cls):
+        if f.name in skip:
             continue
-        default = getattr(PPOConfig(), f.name)
+        default = getattr(config, f.name)
         kind = _bool if isinstance(default, bool) else type(default)
         parser.add_argument(
             "--" + f.name.replace("_", "-"), type=kind, default=default,
-            help=f"{HELP.get(f.name, '')} (default: {default})",
-            choices=BACKENDS if f.name == "backend" else None,
+            help=f"{helps.get(f.name, '')} (default: {default})",
+            choices=(choices or {}).get(f.name),
         )  # fmt: skip
-    for f in dataclasses.fields(NetConfig):
-        default = getattr(NetConfig(), f.name)
-        parser.add_argument(
-            f"--{f.name}", type=int, default=default, help=f"network {f.name} (default: {default})"
-        )
+
+
+def add_config_options(parser: argparse.ArgumentParser) -> None:
+    """PPOConfig's and NetConfig's fields as options."""
+    add_fields(parser, PPOConfig, HELP, skip=("net",), choices={"backend": BACKENDS})
+    add_fields(
+        parser, NetConfig, {f.name: f"network {f.name}" for f in dataclasses.fields(NetConfig)}
+    )
 
 
 def add_td_options(parser: argparse.ArgumentParser) -> None:
-    """One --option per TDConfig / ValueNetConfig field, defaults shown in --help."""
-    for f in dataclasses.fields(TDConfig):
-        if f.name == "net":
-            continue
-        default = getattr(TDConfig(), f.name)
-        kind = _bool if isinstance(default, bool) else type(default)
-        parser.add_argument("--" + f.name.replace("_", "-"), type=kind, default=default,
-                            help=f"{TD_HELP.get(f.name, '')} (default: {default})")  # fmt: skip
-    for f in dataclasses.fields(ValueNetConfig):
-        if f.name == "features":
-            continue
-        default = getattr(ValueNetConfig(), f.name)
-        parser.add_argument(f"--{f.name}", type=int, default=default,
-                            help=f"value network {f.name} (default: {default})")  # fmt: skip
+    """TDConfig's and ValueNetConfig's fields as options."""
+    add_fields(parser, TDConfig, TD_HELP, skip=("net",))
+    net_help = {f.name: f"value network {f.name}" for f in dataclasses.fields(ValueNetConfig)}
+    add_fields(parser, ValueNetConfig, net_help, skip=("features",))
 
 
 def add_run_options(parser: argparse.ArgumentParser, final_games: int, final_opps: str) -> None:
@@ -228,7 +222,7 @@ def td_config_from_args(args: argparse.Namespace) -> TDConfig:
 
 def check_final_options(args: argparse.Namespace) -> list[str]:
     """The final table's opponents, checked before any training starts."""
-    from agents.base import parse_spec
+    from agents.base import make_agent
 
     opponents = [s.strip() for s in args.final_opponents.split(",") if s.strip()]
     if args.final_games < 0:
@@ -241,9 +235,6 @@ def check_final_options(args: argparse.Namespace) -> list[str]:
                 raise SystemExit(f"--final-opponents: checkpoint {spec[5:]} does not exist")
             continue
         try:
-            from agents.base import make_agent
-
-            parse_spec(spec)
             make_agent(spec)
         except ValueError as err:
             raise SystemExit(f"--final-opponents: {err}") from None
