@@ -25,7 +25,7 @@ import numpy as np
 
 from qwirkle_env.board import C_D, C_L, C_R, C_U, LEN_H, LEN_V, N_D, N_L, N_R, N_U, Board
 from qwirkle_env.game import END_BONUS, Game
-from qwirkle_env.hand import HAND_SIZE, distinct_exchanges
+from qwirkle_env.hand import HAND_SIZE, distinct_exchanges, remove_tiles
 from qwirkle_env.lines import ALL, COMPAT, MAX_LINE, ids_of, mask_of
 from qwirkle_env.tiles import COPIES, NUM_SHAPES, NUM_TILES, NUM_TYPES
 from qwirkle_env.view import PlayerView
@@ -141,11 +141,9 @@ class Candidates:
 
     def kept(self, i: int) -> list[int]:
         """The tiles the mover keeps after move ``i``."""
-        rest = list(self.position.hand) if self.position else []
         kind, what = self.move(i)
-        for t in what if kind == "exchange" else (t for _, t in what):
-            rest.remove(t)
-        return rest
+        used = what if kind == "exchange" else [t for _, t in what]
+        return remove_tiles(self.position.hand if self.position else [], used)
 
     def move(self, i: int) -> tuple[str, tuple]:
         """("place", items) or ("exchange", tile_ids) for row ``i``."""

@@ -33,13 +33,12 @@ from qwirkle_env.game import Game
 from qwirkle_env.view import PlayerView
 
 from .base import make_agent
+from .evaluate import MAX_TURNS
 from .move_features import DEFAULT_LOOK_AHEAD, POINT_SCALE, LookAhead, Position, candidates
 from .search import margin
 from .selfplay import win_reward
 from .value_agent import select
 from .value_net import MoveValueNet, ValueNetConfig
-
-MAX_TURNS = 1000  # a safety net; games take about 50 turns
 
 
 @dataclass
