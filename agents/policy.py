@@ -59,9 +59,12 @@ class PolicyAgent(Agent):
 def load_agent(path: str | Path, greedy: bool = True) -> Agent:
     """The checkpoint at ``path`` as an agent, of the kind its format names (a tile-level
     policy or a move-value network); ValueError if the file is bad."""
-    net, meta = load_checkpoint(path, kind=None)
     if multiprocessing.current_process().name != "MainProcess":
-        torch.set_num_threads(1)  # evaluation workers: one core each
+        # Evaluation workers: one core each, set before the first tensor op. A worker
+        # forked from a parent whose OpenMP pool is running would otherwise wait for ever
+        # on that pool's threads (they are not copied by fork) at the first large copy.
+        torch.set_num_threads(1)
+    net, meta = load_checkpoint(path, kind=None)
     if meta["format"] == VALUE_FORMAT:
         agent = value_agent_of(net, meta, path)
     else:

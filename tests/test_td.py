@@ -4,6 +4,9 @@ train.py's default command."""
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -396,3 +399,35 @@ def test_the_agent_plays_with_the_look_ahead_it_was_trained_with(tmp_path):
     env = env_options(LookAhead(shortlist=3, reply_samples=2, refill=True))
     path = save_checkpoint(tmp_path / "l.pt", MoveValueNet(), env, {}, 0)
     assert make_agent(f"ckpt:{path}").look_ahead == LookAhead(3, 2, True)
+
+
+FORKED_MATCH = """
+import sys, torch
+from agents.checkpoint import save_checkpoint
+from agents.evaluate import run_tournament
+from agents.move_features import LookAhead
+from agents.td_run import env_options
+from agents.value_net import MoveValueNet, ValueNetConfig
+torch.set_num_threads(2)
+torch.ones(512, 512) @ torch.ones(512, 512)  # the parent's OpenMP pool is running
+path = save_checkpoint(sys.argv[1], MoveValueNet(ValueNetConfig(hidden=256)),
+                       env_options(LookAhead()))
+res = run_tournament([f"ckpt:{path}", "greedy"], 2, seed=0, processes=2, progress=False)
+print(len(res.records))
+"""
+
+
+def test_a_wide_checkpoint_plays_in_forked_evaluation_workers(tmp_path):
+    # Regression: workers forked from a parent with a running OpenMP pool hung for ever
+    # at the first large tensor copy of loading the checkpoint.
+    script = tmp_path / "match.py"
+    script.write_text(FORKED_MATCH)
+    done = subprocess.run(
+        [sys.executable, str(script), str(tmp_path / "wide.pt")],
+        cwd=Path(__file__).resolve().parents[1],
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split()[-1] == "2"
