@@ -15,8 +15,8 @@ from collections.abc import Callable
 import numpy as np
 
 from qwirkle_env.actions import ActionCodec
-from qwirkle_env.moves import Exchange, Move, Placement
-from qwirkle_env.tiles import Tile
+from qwirkle_env.engine.moves import Exchange, Move, Placement
+from qwirkle_env.engine.tiles import Tile
 from qwirkle_env.view import PlayerView
 
 

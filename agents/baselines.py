@@ -9,8 +9,8 @@ from __future__ import annotations
 import random
 from collections import Counter
 
-from qwirkle_env.moves import Move
-from qwirkle_env.tiles import NUM_SHAPES
+from qwirkle_env.engine.moves import Move
+from qwirkle_env.engine.tiles import NUM_SHAPES
 from qwirkle_env.view import PlayerView
 
 from .base import PlanningAgent, exchange, placement, register

@@ -23,11 +23,11 @@ from pathlib import Path
 from tqdm import tqdm
 
 from qwirkle_env import raw_env
-from qwirkle_env.board import Board
-from qwirkle_env.game import Game
-from qwirkle_env.lines import mask_of
-from qwirkle_env.moves import Placement
-from qwirkle_env.tiles import COPIES, NUM_TYPES
+from qwirkle_env.engine.board import Board
+from qwirkle_env.engine.game import Game
+from qwirkle_env.engine.lines import mask_of
+from qwirkle_env.engine.moves import Placement
+from qwirkle_env.engine.tiles import COPIES, NUM_TYPES
 
 from .base import Agent, make_agent, parse_spec
 

@@ -14,10 +14,10 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from qwirkle_env.board import FIT_H, FIT_V, Board
-from qwirkle_env.lines import mask_of
-from qwirkle_env.moves import Move
-from qwirkle_env.tiles import NUM_SHAPES, NUM_TYPES
+from qwirkle_env.engine.board import FIT_H, FIT_V, Board
+from qwirkle_env.engine.lines import mask_of
+from qwirkle_env.engine.moves import Move
+from qwirkle_env.engine.tiles import NUM_SHAPES, NUM_TYPES
 from qwirkle_env.view import PlayerView
 
 from .base import PlanningAgent, exchange, placement, register

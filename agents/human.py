@@ -17,8 +17,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from qwirkle_env import raw_env
-from qwirkle_env.moves import Placement
-from qwirkle_env.tiles import Tile
+from qwirkle_env.engine.moves import Placement
+from qwirkle_env.engine.tiles import Tile
 
 HELP = __doc__.split("\n\n", 1)[1]
 

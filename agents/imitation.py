@@ -13,7 +13,7 @@ import random
 import numpy as np
 import torch
 
-from qwirkle_env.env import NUM_FEATURES, raw_env
+from qwirkle_env.aec import NUM_FEATURES, raw_env
 
 from .network import PolicyValueNet, masked_logits
 from .selfplay import Buffer, episode_over, win_reward

@@ -23,11 +23,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from qwirkle_env.board import C_D, C_L, C_R, C_U, LEN_H, LEN_V, N_D, N_L, N_R, N_U, Board
-from qwirkle_env.game import END_BONUS, Game
-from qwirkle_env.hand import HAND_SIZE, distinct_exchanges, remove_tiles
-from qwirkle_env.lines import ALL, COMPAT, MAX_LINE, ids_of, mask_of
-from qwirkle_env.tiles import COPIES, NUM_SHAPES, NUM_TILES, NUM_TYPES
+from qwirkle_env.engine.board import C_D, C_L, C_R, C_U, LEN_H, LEN_V, N_D, N_L, N_R, N_U, Board
+from qwirkle_env.engine.game import END_BONUS, Game
+from qwirkle_env.engine.hand import HAND_SIZE, distinct_exchanges, remove_tiles
+from qwirkle_env.engine.lines import ALL, COMPAT, MAX_LINE, ids_of, mask_of
+from qwirkle_env.engine.tiles import COPIES, NUM_SHAPES, NUM_TILES, NUM_TYPES
 from qwirkle_env.view import PlayerView
 
 from .heuristic import chance_opponent_holds

@@ -12,7 +12,7 @@ import random
 import numpy as np
 import torch
 
-from qwirkle_env.env import raw_env, split_observation
+from qwirkle_env.aec import raw_env, split_observation
 
 from .network import PolicyValueNet, masked_logits
 from .selfplay import episode_over, win_reward

@@ -13,9 +13,9 @@ from __future__ import annotations
 import random
 import time
 
-from qwirkle_env.game import Game
-from qwirkle_env.hand import HAND_SIZE
-from qwirkle_env.moves import Move
+from qwirkle_env.engine.game import Game
+from qwirkle_env.engine.hand import HAND_SIZE
+from qwirkle_env.engine.moves import Move
 from qwirkle_env.view import PlayerView
 
 from .base import PlanningAgent, exchange, placement, register

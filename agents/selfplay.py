@@ -17,7 +17,7 @@ import time
 import numpy as np
 import torch
 
-from qwirkle_env.env import NUM_PLANES, raw_env, split_observation
+from qwirkle_env.aec import NUM_PLANES, raw_env, split_observation
 
 from .network import PolicyValueNet, sample_legal
 

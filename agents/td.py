@@ -29,7 +29,7 @@ from multiprocessing import get_context
 import numpy as np
 import torch
 
-from qwirkle_env.game import Game
+from qwirkle_env.engine.game import Game
 from qwirkle_env.view import PlayerView
 
 from .base import make_agent

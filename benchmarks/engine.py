@@ -28,7 +28,7 @@ import statistics
 import time
 
 from qwirkle_env import Exchange, Game, Placement, Tile
-from qwirkle_env.lines import mask_of
+from qwirkle_env.engine.lines import mask_of
 
 
 def mid_game_positions(count: int, seed: int) -> list[Game]:

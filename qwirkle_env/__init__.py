@@ -3,11 +3,11 @@
 import gymnasium
 
 from . import qwirkle_v0
-from .board import Board, IllegalMove
-from .env import env, raw_env
-from .game import Game
-from .moves import Exchange, Move, Placement
-from .tiles import Color, Shape, Tile
+from .aec import env, raw_env
+from .engine.board import Board, IllegalMove
+from .engine.game import Game
+from .engine.moves import Exchange, Move, Placement
+from .engine.tiles import Color, Shape, Tile
 from .wrappers import ENV_ID
 
 # gymnasium.make(ENV_ID, opponent="greedy"): the single-agent view, for tools built on ids.

@@ -13,9 +13,9 @@ the origin (r0, c0) is fixed for the whole turn.
 
 from __future__ import annotations
 
-from .board import Board, Cell
-from .moves import Exchange, Move, Placement
-from .tiles import NUM_TYPES, Tile
+from .engine.board import Board, Cell
+from .engine.moves import Exchange, Move, Placement
+from .engine.tiles import NUM_TYPES, Tile
 
 
 class ActionCodec:

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .game import MAX_PLAYERS, Game
-from .tiles import COPIES, NUM_TYPES
-from .turn import Turn
+from .engine.game import MAX_PLAYERS, Game
+from .engine.tiles import COPIES, NUM_TYPES
+from .engine.turn import Turn
 
 NUM_PLANES = 13
 NUM_FEATURES = 3 * NUM_TYPES + 1 + 3 * MAX_PLAYERS + 5

@@ -12,13 +12,13 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .bag import Bag
-from .board import Board
-from .game import Game
-from .hand import distinct_exchanges
-from .lines import mask_of
-from .moves import Exchange, Move, Placement
-from .tiles import COPIES, NUM_TYPES, Tile
+from .engine.bag import Bag
+from .engine.board import Board
+from .engine.game import Game
+from .engine.hand import distinct_exchanges
+from .engine.lines import mask_of
+from .engine.moves import Exchange, Move, Placement
+from .engine.tiles import COPIES, NUM_TYPES, Tile
 
 
 @dataclass

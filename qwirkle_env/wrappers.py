@@ -14,7 +14,7 @@ from typing import Any
 import gymnasium
 import numpy as np
 
-from .env import raw_env
+from .aec import raw_env
 from .opponents import RandomOpponent, make_opponent
 from .view import PlayerView
 

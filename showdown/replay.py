@@ -17,8 +17,8 @@ import random
 from pathlib import Path
 from typing import Any
 
-from qwirkle_env.game import FORMAT, Game
-from qwirkle_env.moves import Placement, move_from_json
+from qwirkle_env.engine.game import FORMAT, Game
+from qwirkle_env.engine.moves import Placement, move_from_json
 from qwirkle_env.render import board_svg
 
 from .tables import CELL_PX, Refused, Table, move_text, tile_info

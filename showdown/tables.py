@@ -20,9 +20,9 @@ import numpy as np
 
 from agents.base import Agent, make_agent
 from qwirkle_env import raw_env
-from qwirkle_env.moves import Exchange
+from qwirkle_env.engine.moves import Exchange
+from qwirkle_env.engine.tiles import NUM_TYPES, Tile
 from qwirkle_env.render import board_svg, hand_svg
-from qwirkle_env.tiles import NUM_TYPES, Tile
 
 HUMAN = "human"
 CELL_PX = 36

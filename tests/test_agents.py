@@ -13,7 +13,7 @@ import pytest
 from agents.base import Agent, PlanningAgent, agent_names, make_agent, parse_spec
 from agents.evaluate import play_game
 from qwirkle_env import raw_env
-from qwirkle_env.tiles import COPIES, NUM_TYPES
+from qwirkle_env.engine.tiles import COPIES, NUM_TYPES
 from qwirkle_env.view import PlayerView
 
 FAST = "search:sims=2,k=3,depth=1"
@@ -193,7 +193,7 @@ def test_heuristic_sees_an_open_five() -> None:
     """Making a line of five whose sixth tile is unseen costs the chance they hold it."""
     from agents.heuristic import Evaluator, Weights, chance_opponent_holds, lines_through
     from qwirkle_env import Board, Tile
-    from qwirkle_env.tiles import Color, Shape
+    from qwirkle_env.engine.tiles import Color, Shape
 
     board = Board({(0, c): Tile(Color.RED, Shape(c)) for c in range(4)})
     view = PlayerView(

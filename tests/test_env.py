@@ -12,14 +12,14 @@ from pettingzoo.test import api_test, render_test, seed_test
 
 from qwirkle_env import Board, Game, IllegalMove, env, raw_env
 from qwirkle_env.actions import ActionCodec
-from qwirkle_env.env import (
+from qwirkle_env.aec import (
     DEFAULT_WINDOW,
     NUM_FEATURES,
     NUM_PLANES,
     observation_size,
     split_observation,
 )
-from qwirkle_env.tiles import Tile
+from qwirkle_env.engine.tiles import Tile
 
 PLAYERS = (2, 3, 4)
 REWARDS = ("win", "points", "margin")

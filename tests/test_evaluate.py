@@ -9,7 +9,7 @@ import pytest
 
 from agents.evaluate import GameRecord, count_qwirkles, dead_board, main, run_tournament
 from qwirkle_env import Board, Game, Placement, Tile, raw_env
-from qwirkle_env.tiles import Color, Shape
+from qwirkle_env.engine.tiles import Color, Shape
 
 
 @pytest.fixture(scope="module")

@@ -10,7 +10,7 @@ from collections import Counter
 import pytest
 
 from qwirkle_env import Board, Exchange, Game, IllegalMove, Placement, Tile
-from qwirkle_env.hand import largest_group
+from qwirkle_env.engine.hand import largest_group
 
 
 def t(name: str) -> Tile:

@@ -10,7 +10,7 @@ import torch
 from agents.network import NetConfig, PolicyValueNet
 from agents.ppo import PPOConfig, ppo_loss, ppo_update
 from agents.selfplay import Buffer, SelfPlay, win_reward
-from qwirkle_env.env import NUM_FEATURES, raw_env
+from qwirkle_env.aec import NUM_FEATURES, raw_env
 
 torch.set_num_threads(1)  # shared CI cores: one thread is much faster
 

@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from qwirkle_env import Board, Game, IllegalMove, Tile
-from qwirkle_env.lines import mask_of
+from qwirkle_env.engine.lines import mask_of
 
 SETTINGS = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -9,7 +9,7 @@ import random
 import pytest
 
 from qwirkle_env import Exchange, Game, IllegalMove, Placement, Tile
-from qwirkle_env.moves import move_from_json
+from qwirkle_env.engine.moves import move_from_json
 
 
 def played(seed: int = 3, moves: int = 12, num_players: int = 2) -> Game:

@@ -17,9 +17,9 @@ from starlette.testclient import TestClient  # noqa: E402
 import train  # noqa: E402
 from agents.base import make_agent  # noqa: E402
 from agents.evaluate import run_tournament  # noqa: E402
-from qwirkle_env.game import Game  # noqa: E402
+from qwirkle_env.engine.game import Game  # noqa: E402
+from qwirkle_env.engine.tiles import Tile  # noqa: E402
 from qwirkle_env.render import board_svg  # noqa: E402
-from qwirkle_env.tiles import Tile  # noqa: E402
 from showdown.app import create_app  # noqa: E402
 from showdown.tables import HUMAN, Table  # noqa: E402
 

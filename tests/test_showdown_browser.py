@@ -37,8 +37,8 @@ from playwright.sync_api import sync_playwright  # noqa: E402
 
 from agents.base import make_agent  # noqa: E402
 from qwirkle_env import raw_env  # noqa: E402
-from qwirkle_env.game import Game  # noqa: E402
-from qwirkle_env.moves import move_from_json  # noqa: E402
+from qwirkle_env.engine.game import Game  # noqa: E402
+from qwirkle_env.engine.moves import move_from_json  # noqa: E402
 from showdown.app import create_app  # noqa: E402
 
 SEED = 21

@@ -30,7 +30,7 @@ from collections import Counter
 import pytest
 
 from qwirkle_env import Exchange, Game, IllegalMove, Placement, Tile
-from qwirkle_env.lines import mask_of
+from qwirkle_env.engine.lines import mask_of
 
 GAMES_PER_CHUNK = 28
 CHUNKS = 6  # per player count: 3 * 6 * 28 = 504 games

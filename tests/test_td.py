@@ -47,7 +47,7 @@ def _game_at(seed: int, turns: int) -> Game:
 
 def _crafted(board: Board, hand: list[Tile], bag: int = 50, hand_sizes=(6, 6)) -> Position:
     ids = sorted(t.id for t in hand)
-    from qwirkle_env.lines import mask_of
+    from qwirkle_env.engine.lines import mask_of
 
     return Position(board, ids, 0, [10, 4], list(hand_sizes), bag,
                     board._placements(mask_of(ids)), bag > 0)  # fmt: skip

@@ -18,7 +18,8 @@ import pytest
 import torch
 
 from qwirkle_env import raw_env
-from qwirkle_env.compact import (
+from qwirkle_env.vector import VectorQwirkle
+from qwirkle_env.vector.compact import (
     dense_mask,
     dense_observation,
     dense_planes,
@@ -27,7 +28,7 @@ from qwirkle_env.compact import (
     torch_dense_mask,
     torch_planes,
 )
-from qwirkle_env.mt19937 import (
+from qwirkle_env.vector.mt19937 import (
     new_generators,
     next_word,
     randbelow,
@@ -36,7 +37,6 @@ from qwirkle_env.mt19937 import (
     seed_state,
     shuffle,
 )
-from qwirkle_env.vector import VectorQwirkle
 
 
 def play_side_by_side(n_games, seed, max_steps=10**6, **options):

@@ -34,18 +34,18 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 from gymnasium import spaces
 
-from . import vector_core as core
-from ._jit import COMPILED, warn_if_slow
-from .actions import ActionCodec
-from .board import Board
+from ..actions import ActionCodec
+from ..aec import DEFAULT_WINDOW, REACH, REWARD_MODES, outside_window
+from ..engine.board import Board
+from ..engine.game import MAX_PLAYERS, MIN_PLAYERS
+from ..engine.lines import mask_of
+from ..engine.tiles import Tile
+from ..observation import NUM_FEATURES, observation_high
+from . import core
 from .compact import dense_mask, dense_observation
-from .env import DEFAULT_WINDOW, REACH, REWARD_MODES, outside_window
-from .game import MAX_PLAYERS, MIN_PLAYERS
-from .lines import mask_of
+from .jit import COMPILED, warn_if_slow
 from .mt19937 import seed_key
-from .observation import NUM_FEATURES, observation_high
-from .tiles import Tile
-from .vector_state import GRID, TABLE, allocate
+from .state import GRID, TABLE, allocate
 
 __all__ = ["COMPILED", "VectorQwirkle"]
 
@@ -194,7 +194,7 @@ class VectorQwirkle:
         return Board(tiles)
 
     def render_svg(self, i: int) -> str:
-        from . import render
+        from .. import render
 
         return render.board_svg(self.table(i))
 

@@ -14,8 +14,8 @@ from collections import namedtuple
 
 import numpy as np
 
+from ..observation import NUM_FEATURES
 from .mt19937 import new_generators
-from .observation import NUM_FEATURES
 
 # Cell codes: 0 empty, 1 + t a tile of type t on the table, 37 + t placed this turn.
 EMPTY, TABLE, PLACED = 0, 1, 37

@@ -69,8 +69,9 @@ from pettingzoo.utils import wrappers
 from pettingzoo.utils.env import AgentID
 
 from .actions import ActionCodec
-from .game import MAX_PLAYERS, Game
-from .lines import ids_of, mask_of
+from .engine.game import MAX_PLAYERS, Game
+from .engine.lines import ids_of, mask_of
+from .engine.turn import Turn
 from .observation import (
     NUM_FEATURES,
     NUM_PLANES,
@@ -79,7 +80,6 @@ from .observation import (
     observation_size,
     split_observation,
 )
-from .turn import Turn
 from .view import PlayerView
 
 __all__ = [
@@ -180,7 +180,7 @@ class raw_env(AECEnv, EzPickle):
         self.render_mode = render_mode
         self._window = None  # the pygame window of render_mode="human", opened on first use
         if render_mode == "human":
-            from .render_window import import_pygame
+            from .render.window import import_pygame
 
             import_pygame()  # fails here, naming the extra, rather than mid-game
         self.codec = ActionCodec(window)
@@ -460,7 +460,7 @@ class raw_env(AECEnv, EzPickle):
 
     def human_frame(self) -> np.ndarray:
         """The picture the human window shows: table, every hand, scores (RGB array)."""
-        from .render_window import table_image
+        from .render.window import table_image
 
         board, placed = self._board_now()
         truncated = next((i["truncated"] for i in self.infos.values() if "truncated" in i), "")
@@ -478,7 +478,7 @@ class raw_env(AECEnv, EzPickle):
         if self.render_mode != "human":
             raise RuntimeError(f'only render_mode="human" has a window, not {self.render_mode!r}')
         if self._window is None:
-            from .render_window import Window
+            from .render.window import Window
 
             self._window = Window(self.metadata["render_fps"])
         return self._window

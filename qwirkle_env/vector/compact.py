@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .observation import NUM_PLANES
+from ..observation import NUM_PLANES
 
 END_BIT = 36
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._jit import kernel
+from .jit import kernel
 from .mt19937 import randbelow, randrange63, seed_from_int63, seed_state, shuffle
-from .vector_rules import (
+from .rules import (
     END_BIT,
     can_place,
     commit_tiles,
@@ -19,7 +19,7 @@ from .vector_rules import (
     score_placed,
     set_mask,
 )
-from .vector_state import (
+from .state import (
     C_GRID,
     C_PLAYERS,
     C_REWARD,

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._jit import kernel
-from .lines import COMPAT as _COMPAT
-from .vector_state import C_GRID, C_STRICT, C_WINDOW, EMPTY, MARGIN, TABLE
+from ..engine.lines import COMPAT as _COMPAT
+from .jit import kernel
+from .state import C_GRID, C_STRICT, C_WINDOW, EMPTY, MARGIN, TABLE
 
 ALL = (1 << 36) - 1
 COMPAT = np.array(_COMPAT, dtype=np.int64)
