@@ -331,7 +331,7 @@ def fast_evaluate(args: argparse.Namespace) -> None:
     from agents.checkpoint import load_checkpoint
     from agents.quickeval import win_rate
     from agents.stats import wilson
-    from qwirkle_env.aec import DEFAULT_WINDOW
+    from qwirkle_env.spec import DEFAULT_WINDOW
 
     first = args.agents[0]
     if not first.lower().startswith("ckpt:") or args.players != 2:

@@ -18,12 +18,11 @@ from qwirkle_env.engine.board import FIT_H, FIT_V, Board
 from qwirkle_env.engine.lines import mask_of
 from qwirkle_env.engine.moves import Move
 from qwirkle_env.engine.tiles import NUM_SHAPES, NUM_TYPES
+from qwirkle_env.spec import END_BONUS
 from qwirkle_env.view import PlayerView
 
 from .base import PlanningAgent, exchange, placement, register
 from .baselines import exchange_rule
-
-END_BONUS = 6
 
 
 @dataclass

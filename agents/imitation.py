@@ -13,10 +13,11 @@ import random
 import numpy as np
 import torch
 
-from qwirkle_env.aec import NUM_FEATURES, raw_env
+from qwirkle_env import raw_env
+from qwirkle_env.spec import NUM_FEATURES, win_reward
 
 from .network import PolicyValueNet, masked_logits
-from .selfplay import Buffer, episode_over, win_reward
+from .selfplay import Buffer, episode_over
 
 
 def teacher_games(cfg, make_agent, games: int, seed: int) -> Buffer:

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from qwirkle_env.aec import split_observation
+from qwirkle_env.observation import split_observation
 from qwirkle_env.view import PlayerView
 
 from .base import Agent

@@ -24,7 +24,7 @@ import numpy as np
 import torch
 
 from qwirkle_env.actions import ActionCodec
-from qwirkle_env.aec import DEFAULT_WINDOW, NUM_FEATURES
+from qwirkle_env.spec import DEFAULT_WINDOW, NUM_FEATURES
 
 from .network import NetConfig, PolicyValueNet, masked_distribution
 from .selfplay import Buffer, SelfPlay

@@ -12,10 +12,12 @@ import random
 import numpy as np
 import torch
 
-from qwirkle_env.aec import raw_env, split_observation
+from qwirkle_env import raw_env
+from qwirkle_env.observation import split_observation
+from qwirkle_env.spec import win_reward
 
 from .network import PolicyValueNet, masked_logits
-from .selfplay import episode_over, win_reward
+from .selfplay import episode_over
 
 
 @torch.no_grad()

@@ -17,7 +17,9 @@ import time
 import numpy as np
 import torch
 
-from qwirkle_env.aec import NUM_PLANES, raw_env, split_observation
+from qwirkle_env import raw_env
+from qwirkle_env.observation import split_observation
+from qwirkle_env.spec import NUM_PLANES, win_reward
 
 from .network import PolicyValueNet, sample_legal
 
@@ -27,14 +29,6 @@ LEARNER, POOL = "learner", "pool"
 def episode_over(env) -> bool:
     """The game ended, or the env truncated it (no legal move fits a small window)."""
     return env.game.over or any(env.truncations.values())
-
-
-def win_reward(scores: list[int], seat: int) -> float:
-    """The env's "win" reward: +1/-1 with two players, zero-sum and shared on ties."""
-    n, top = len(scores), max(scores)
-    winners = [s for s in range(n) if scores[s] == top]
-    won = 1.0 / len(winners) if seat in winners else 0.0
-    return n / (n - 1) * (won - 1.0 / n)
 
 
 class Buffer:

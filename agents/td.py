@@ -30,13 +30,13 @@ import numpy as np
 import torch
 
 from qwirkle_env.engine.game import Game
+from qwirkle_env.spec import win_reward
 from qwirkle_env.view import PlayerView
 
 from .base import make_agent
 from .evaluate import MAX_TURNS
 from .move_features import DEFAULT_LOOK_AHEAD, POINT_SCALE, LookAhead, Position, candidates
 from .search import margin
-from .selfplay import win_reward
 from .value_agent import select
 from .value_net import MoveValueNet, ValueNetConfig
 

@@ -28,8 +28,9 @@ from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 from agents.base import Agent, register
 from agents.evaluate import run_tournament
 from qwirkle_env.actions import ActionCodec
-from qwirkle_env.aec import NUM_FEATURES, NUM_PLANES, split_observation
 from qwirkle_env.engine.tiles import NUM_TYPES
+from qwirkle_env.observation import split_observation
+from qwirkle_env.spec import NUM_FEATURES, NUM_PLANES
 from qwirkle_env.view import PlayerView
 from qwirkle_env.wrappers import ENV_ID
 

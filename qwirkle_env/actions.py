@@ -132,3 +132,14 @@ class ActionCodec:
             actions.append(self.place(tiles[i], r, c))
         actions.append(self.end)
         return actions
+
+
+def outside_window(placements, origin: tuple[int, int], window: int) -> int:
+    """How many of these placements (as ``Board.placements_with_points`` lists them) put a tile
+    outside the window whose top-left table cell is ``origin``."""
+    r0, c0 = origin
+    return sum(
+        1
+        for items, _ in placements
+        if any(not (0 <= r - r0 < window and 0 <= c - c0 < window) for (r, c), _ in items)
+    )

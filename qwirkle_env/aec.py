@@ -68,33 +68,26 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 from pettingzoo.utils.env import AgentID
 
-from .actions import ActionCodec
-from .engine.game import MAX_PLAYERS, Game
+from .actions import ActionCodec, outside_window
+from .engine.game import Game
 from .engine.lines import ids_of, mask_of
 from .engine.turn import Turn
 from .observation import (
-    NUM_FEATURES,
-    NUM_PLANES,
     Observer,
     observation_high,
-    observation_size,
-    split_observation,
+)
+from .spec import (
+    DEFAULT_WINDOW,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    MIN_WINDOW,
+    REACH,
+    REWARD_MODES,
+    win_share,
 )
 from .view import PlayerView
 
-__all__ = [
-    "DEFAULT_WINDOW",
-    "NUM_FEATURES",
-    "NUM_PLANES",
-    "env",
-    "observation_size",
-    "raw_env",
-    "split_observation",
-]
-
-DEFAULT_WINDOW = 39
-REACH = 5  # a placement reaches at most this many cells past the bounding box
-REWARD_MODES = ("win", "points", "margin")
+__all__ = ["env", "raw_env"]
 
 
 def _set(array: np.ndarray, index: list[int], value: int) -> None:
@@ -117,17 +110,6 @@ class _TypeOffsets(dict):
     def __missing__(self, types: int) -> list[int]:
         offsets = self[types] = [t * self.cells for t in ids_of(types)]
         return offsets
-
-
-def outside_window(placements, origin: tuple[int, int], window: int) -> int:
-    """How many of these placements (as ``Board._placements`` lists them) put a tile
-    outside the window whose top-left table cell is ``origin``."""
-    r0, c0 = origin
-    return sum(
-        1
-        for items, _ in placements
-        if any(not (0 <= r - r0 < window and 0 <= c - c0 < window) for (r, c), _ in items)
-    )
 
 
 def env(**kwargs) -> AECEnv:
@@ -161,11 +143,11 @@ class raw_env(AECEnv, EzPickle):
         if (
             not isinstance(num_players, int)
             or isinstance(num_players, bool)
-            or not 2 <= num_players <= MAX_PLAYERS
+            or not MIN_PLAYERS <= num_players <= MAX_PLAYERS
         ):
             raise ValueError(f"num_players must be 2, 3 or 4, got {num_players!r}")
-        if not isinstance(window, int) or isinstance(window, bool) or window < 2 * REACH + 1:
-            raise ValueError(f"window must be an int >= {2 * REACH + 1}, got {window!r}")
+        if not isinstance(window, int) or isinstance(window, bool) or window < MIN_WINDOW:
+            raise ValueError(f"window must be an int >= {MIN_WINDOW}, got {window!r}")
         if reward not in REWARD_MODES:
             raise ValueError(f"reward must be one of {REWARD_MODES}, got {reward!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
@@ -296,10 +278,8 @@ class raw_env(AECEnv, EzPickle):
             }
         if self.reward_mode == "win":
             winners = set(self.game.winners())
-            n = self.num_players
             for seat, a in enumerate(self.possible_agents):
-                won = 1.0 / len(winners) if seat in winners else 0.0
-                self.rewards[a] = n / (n - 1) * (won - 1.0 / n)
+                self.rewards[a] = win_share(self.num_players, len(winners), seat in winners)
 
     def _new_turn(self) -> None:
         game = self.game

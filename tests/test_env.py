@@ -12,14 +12,9 @@ from pettingzoo.test import api_test, render_test, seed_test
 
 from qwirkle_env import Board, Game, IllegalMove, env, raw_env
 from qwirkle_env.actions import ActionCodec
-from qwirkle_env.aec import (
-    DEFAULT_WINDOW,
-    NUM_FEATURES,
-    NUM_PLANES,
-    observation_size,
-    split_observation,
-)
 from qwirkle_env.engine.tiles import Tile
+from qwirkle_env.observation import observation_size, split_observation
+from qwirkle_env.spec import DEFAULT_WINDOW, NUM_FEATURES, NUM_PLANES
 
 PLAYERS = (2, 3, 4)
 REWARDS = ("win", "points", "margin")

@@ -9,8 +9,9 @@ import torch
 
 from agents.network import NetConfig, PolicyValueNet
 from agents.ppo import PPOConfig, ppo_loss, ppo_update
-from agents.selfplay import Buffer, SelfPlay, win_reward
-from qwirkle_env.aec import NUM_FEATURES, raw_env
+from agents.selfplay import Buffer, SelfPlay
+from qwirkle_env import raw_env
+from qwirkle_env.spec import NUM_FEATURES, win_reward
 
 torch.set_num_threads(1)  # shared CI cores: one thread is much faster
 

@@ -24,12 +24,12 @@ from agents.move_features import (
 )
 from agents.network import NetConfig, PolicyValueNet
 from agents.search import margin
-from agents.selfplay import win_reward
 from agents.td import TDConfig, Trajectory, lambda_returns, play_game, targets
 from agents.td_run import env_options
 from agents.value_agent import ValueAgent, move_values, pick, select
 from agents.value_net import MoveValueNet, ValueNetConfig
 from qwirkle_env import Board, Color, Game, Shape, Tile
+from qwirkle_env.spec import win_reward
 from qwirkle_env.view import PlayerView
 
 torch.set_num_threads(1)

@@ -13,9 +13,9 @@ import train
 from agents.checkpoint import load_checkpoint
 from agents.network import NetConfig, PolicyValueNet, masked_distribution, sample_legal
 from agents.ppo import PPOConfig, make_rollouts, ppo_update
-from agents.selfplay import win_reward
 from agents.vector_selfplay import LEARNER
 from qwirkle_env.engine.tiles import NUM_TYPES
+from qwirkle_env.spec import win_reward
 from qwirkle_env.vector.compact import dense_mask, dense_planes
 
 torch.set_num_threads(1)  # shared CI cores: one thread is much faster

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping
 from itertools import permutations
 
+from ..spec import QWIRKLE_BONUS
 from .lines import ALL, COMPAT, MAX_LINE, ids_of, line_fault, mask_of
 from .tiles import COPIES, NUM_TYPES, Tile
 
@@ -36,7 +37,7 @@ class IllegalMove(ValueError):
 def _line_points(length: int) -> int:
     if length < 2:
         return 0
-    return length + 6 if length == MAX_LINE else length
+    return length + QWIRKLE_BONUS if length == MAX_LINE else length
 
 
 class Board:

@@ -12,6 +12,7 @@ import random
 from collections import Counter
 from typing import Any
 
+from ..spec import END_BONUS, MAX_PLAYERS, MIN_PLAYERS
 from .bag import Bag
 from .board import Board, IllegalMove
 from .hand import HAND_SIZE, distinct_exchanges, largest_group, remove_tiles
@@ -21,8 +22,6 @@ from .tiles import COPIES, NUM_TILES, NUM_TYPES, Tile
 
 FORMAT = "qwirkle-env/game"
 FORMAT_VERSION = 1
-END_BONUS = 6
-MIN_PLAYERS, MAX_PLAYERS = 2, 4
 
 
 class Game:

@@ -9,9 +9,20 @@ can be extended, merged and checked with a few integer operations.
 
 from __future__ import annotations
 
-from .tiles import NUM_SHAPES, NUM_TYPES
+from ..spec import MAX_LINE, NUM_SHAPES, NUM_TYPES
 
-MAX_LINE = 6
+__all__ = [
+    "ALL",
+    "COLOR_MASK",
+    "COMPAT",
+    "SHAPE_MASK",
+    "MAX_LINE",
+    "compat_of",
+    "ids_of",
+    "line_fault",
+    "mask_of",
+]
+
 ALL = (1 << NUM_TYPES) - 1
 
 COLOR_MASK = tuple(sum(1 << (c * NUM_SHAPES + s) for s in range(NUM_SHAPES)) for c in range(6))

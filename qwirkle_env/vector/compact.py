@@ -15,9 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..observation import NUM_PLANES
-
-END_BIT = 36
+from ..spec import NUM_PLANES
 
 
 def _plane_table() -> np.ndarray:

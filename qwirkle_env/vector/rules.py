@@ -12,12 +12,13 @@ from __future__ import annotations
 import numpy as np
 
 from ..engine.lines import COMPAT as _COMPAT
+from ..spec import MAX_LINE, NUM_TYPES, QWIRKLE_BONUS
 from .jit import kernel
-from .state import C_GRID, C_STRICT, C_WINDOW, EMPTY, MARGIN, TABLE
+from .state import C_GRID, C_STRICT, C_WINDOW, EMPTY, END_BIT, MARGIN, TABLE
 
-ALL = (1 << 36) - 1
+ALL = (1 << NUM_TYPES) - 1
 COMPAT = np.array(_COMPAT, dtype=np.int64)
-END_BIT = 1 << 36
+END_MASK = 1 << END_BIT  # the "end" bit of the mask's last entry
 
 
 @kernel
@@ -104,7 +105,7 @@ def can_place(s, i, hand) -> bool:
 def line_points(length) -> int:
     if length < 2:
         return 0
-    return length + 6 if length == 6 else length
+    return length + QWIRKLE_BONUS if length == MAX_LINE else length
 
 
 @kernel
@@ -231,7 +232,7 @@ def set_mask(s, i):
         s.mask[i, last] = hand_mask(s, i)
     # end
     if s.n_exch[i] > 0 or (k > 0 and not (opening and strict and k != opening)):
-        s.mask[i, last] |= END_BIT
+        s.mask[i, last] |= END_MASK
 
 
 @kernel

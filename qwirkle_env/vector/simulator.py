@@ -34,13 +34,19 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 from gymnasium import spaces
 
-from ..actions import ActionCodec
-from ..aec import DEFAULT_WINDOW, REACH, REWARD_MODES, outside_window
+from ..actions import ActionCodec, outside_window
 from ..engine.board import Board
-from ..engine.game import MAX_PLAYERS, MIN_PLAYERS
 from ..engine.lines import mask_of
 from ..engine.tiles import Tile
-from ..observation import NUM_FEATURES, observation_high
+from ..observation import observation_high
+from ..spec import (
+    DEFAULT_WINDOW,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    MIN_WINDOW,
+    NUM_FEATURES,
+    REWARD_MODES,
+)
 from . import core
 from .compact import dense_mask, dense_observation
 from .jit import COMPILED, warn_if_slow
@@ -81,8 +87,8 @@ class VectorQwirkle:
             or not MIN_PLAYERS <= num_players <= MAX_PLAYERS
         ):
             raise ValueError(f"num_players must be 2, 3 or 4, got {num_players!r}")
-        if not isinstance(window, int) or isinstance(window, bool) or window < 2 * REACH + 1:
-            raise ValueError(f"window must be an int >= {2 * REACH + 1}, got {window!r}")
+        if not isinstance(window, int) or isinstance(window, bool) or window < MIN_WINDOW:
+            raise ValueError(f"window must be an int >= {MIN_WINDOW}, got {window!r}")
         if reward not in REWARD_MODES:
             raise ValueError(f"reward must be one of {REWARD_MODES}, got {reward!r}")
         if not isinstance(grid, int) or grid < 32:
