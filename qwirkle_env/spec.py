@@ -28,6 +28,9 @@ REACH = 5  # a placement reaches at most this many cells past the table's boundi
 DEFAULT_WINDOW = 39  # held every legal move of 10,000 measured games
 MIN_WINDOW = 2 * REACH + 1
 
+# The single-agent view's gymnasium id, registered on ``import qwirkle_env``.
+ENV_ID = "qwirkle_env/Qwirkle-v0"
+
 # Rewards (env docstring): "win" at the end only, "points" and "margin" dense.
 REWARD_MODES = ("win", "points", "margin")
 

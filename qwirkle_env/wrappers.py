@@ -16,13 +16,13 @@ import numpy as np
 
 from .aec import raw_env
 from .opponents import RandomOpponent, make_opponent
+from .spec import ENV_ID
 from .view import PlayerView
 
 __all__ = ["ENV_ID", "RandomOpponent", "SingleAgentEnv", "make"]
 
 # A spec string ("greedy"), a callable(view) -> action, or an agent with act(view).
 Opponent = str | Callable[[PlayerView], int] | Any
-ENV_ID = "qwirkle_env/Qwirkle-v0"  # registered with gymnasium on `import qwirkle_env`
 
 
 class SingleAgentEnv(gymnasium.Env):
