@@ -211,10 +211,21 @@ class raw_env(AECEnv, EzPickle):
         if self.render_mode == "human":
             self.render()
 
-    def step(self, action: int | None) -> None:
-        agent = self.agent_selection
+    def _require_reset(self, what: str) -> None:
         if self.game is None:
-            raise RuntimeError("call reset() before step()")
+            raise RuntimeError(f"call reset() before {what}(): there is no game yet")
+
+    def last(self, observe: bool = True):
+        self._require_reset("last")
+        return super().last(observe)
+
+    def agent_iter(self, max_iter: int = 2**63):
+        self._require_reset("agent_iter")
+        return super().agent_iter(max_iter)
+
+    def step(self, action: int | None) -> None:
+        self._require_reset("step")
+        agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             if action is not None:
                 raise ValueError(
@@ -311,7 +322,7 @@ class raw_env(AECEnv, EzPickle):
 
     def _count_outside(self) -> None:
         w = self.window
-        missed = outside_window(self.game._placements(), self._origin, w)
+        missed = outside_window(self.game.placements_with_points(), self._origin, w)
         if missed:
             self.outside_window += missed
             for a in self.agents:
@@ -333,6 +344,7 @@ class raw_env(AECEnv, EzPickle):
 
     # --- observation and mask ---------------------------------------------------------
     def observe(self, agent: AgentID) -> dict:
+        self._require_reset("observe")
         to_move = (
             agent == self.agent_selection
             and not self.terminations.get(agent, True)
@@ -376,7 +388,7 @@ class raw_env(AECEnv, EzPickle):
                 shift = r0 * w + c0
                 index = [
                     at + offset
-                    for (r, c), fit in game.board._fits.items()
+                    for (r, c), fit in game.board.fit_masks.items()
                     if (types := fit & hand)
                     for at in (r * w + c - shift,)
                     for offset in offsets[types]
@@ -410,6 +422,7 @@ class raw_env(AECEnv, EzPickle):
 
     def player_view(self, agent: AgentID | None = None) -> PlayerView:
         """What ``agent`` (default: the one to move) may know, for scripted agents."""
+        self._require_reset("player_view")
         agent = self.agent_selection if agent is None else agent
         seat = self.agent_name_mapping[agent]
         turn = {"origin": self._origin, "window": self.window}
@@ -428,6 +441,7 @@ class raw_env(AECEnv, EzPickle):
 
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode=...")
             return None
+        self._require_reset("render")
         from . import render
 
         board, placed = self._board_now()
@@ -440,6 +454,7 @@ class raw_env(AECEnv, EzPickle):
 
     def human_frame(self) -> np.ndarray:
         """The picture the human window shows: table, every hand, scores (RGB array)."""
+        self._require_reset("human_frame")
         from .render.window import table_image
 
         board, placed = self._board_now()
@@ -464,6 +479,7 @@ class raw_env(AECEnv, EzPickle):
         return self._window
 
     def render_svg(self) -> str:
+        self._require_reset("render_svg")
         from . import render
 
         board, placed = self._board_now()
@@ -474,11 +490,11 @@ class raw_env(AECEnv, EzPickle):
         board = self.game.board
         if self.turn.placed:
             board = board.copy()
-            board._place(list(self.turn.placed))
+            board.place_legal(list(self.turn.placed))
         return board, [cell for cell, _ in self.turn.placed]
 
-    def _repr_svg_(self) -> str:
-        return self.render_svg()
+    def _repr_svg_(self) -> str | None:
+        return None if self.game is None else self.render_svg()  # None: Jupyter shows repr
 
     def close(self) -> None:
         if self._window is not None:

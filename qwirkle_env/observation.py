@@ -106,7 +106,7 @@ class Observer:
         """Planes for the new turn's window; shifts the last ones when it can."""
         w = self.window
         r0, c0 = origin
-        cells = game.board._cells
+        cells = game.board.tile_ids
         planes = self._flat[: self._cut].reshape(NUM_PLANES, w, w)
         if self._drawn and self._covers and len(cells) == self._tiles:
             # The last turn's tiles are already drawn: only the window moved.

@@ -97,6 +97,8 @@ class SingleAgentEnv(gymnasium.Env):
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict]:
         env = self.env
+        if env.game is None:
+            raise RuntimeError("call reset() before step(): there is no game yet")
         if self._done():
             raise RuntimeError("the episode is over: call reset()")
         mask = env._mask()
@@ -118,6 +120,8 @@ class SingleAgentEnv(gymnasium.Env):
 
     def action_masks(self) -> np.ndarray:
         """Boolean mask of legal actions, as sb3-contrib's MaskablePPO expects."""
+        if self.env.game is None:
+            raise RuntimeError("call reset() before action_masks(): there is no game yet")
         if self._done():
             return np.zeros(self.action_space.n, dtype=bool)
         return self.env._mask().astype(bool)

@@ -6,6 +6,12 @@ directions. That is all any rule needs: a tile fits a cell iff it is compatible 
 runs on each side, and a placement grows a run cell by cell. ``play`` updates only the
 frontier cells at the ends of the runs it changed, so move generation never rescans the
 table.
+
+Two faces: the rules API on ``Tile`` objects (``score``, ``play``, ``legal_placements``,
+``fits``) and, for the env, the game and agents in their hot loops, the same rules on tile
+ids (0..35) and id masks: ``placements_with_points``, ``score_ids``, ``score_legal`` and
+``place_legal`` (trusted: for placements already known legal), and the read-only views
+``tile_ids``, ``type_counts``, ``complete_types``, ``frontier`` and ``fit_masks``.
 """
 
 from __future__ import annotations
@@ -113,13 +119,13 @@ class Board:
     # --- checking and playing ------------------------------------------------------
     def score(self, placement: Iterable[tuple[Cell, Tile]]) -> int:
         """Points the placement would score; raises IllegalMove if it breaks a rule."""
-        return self._check(_normalise(placement))
+        return self.score_ids(_normalise(placement))
 
     def play(self, placement: Iterable[tuple[Cell, Tile]]) -> int:
         """Checks, then places the tiles; the board is unchanged if it raises."""
         items = _normalise(placement)
-        points = self._check(items)
-        self._place(items)
+        points = self.score_ids(items)
+        self.place_legal(items)
         return points
 
     def legal_placements(self, tiles: Iterable[Tile]) -> list[Placement]:
@@ -127,7 +133,7 @@ class Board:
         hand = mask_of(_as_tile(t).id for t in tiles)
         found = {
             tuple(sorted((cell, Tile.from_id(t)) for cell, t in items))
-            for items, _ in self._placements(hand)
+            for items, _ in self.placements_with_points(hand)
         }
         return sorted(found)
 
@@ -162,8 +168,36 @@ class Board:
             return True
         return any(fit & hand_mask for fit in self._fits.values())
 
-    # --- internals shared with the game and the env ---------------------------------
-    def _check(self, items: list[tuple[Cell, int]]) -> int:
+    # --- the id-level API: tile ids and masks, for the env, the game and agents -------
+    @property
+    def tile_ids(self) -> dict[Cell, int]:
+        """cell -> tile id of every tile on the table. Read-only: the board's own dict."""
+        return self._cells
+
+    @property
+    def type_counts(self) -> list[int]:
+        """Copies of each tile type on the table, by id. Read-only: the board's own list."""
+        return self._counts
+
+    @property
+    def complete_types(self) -> int:
+        """Mask of the tile types whose every copy is on the table."""
+        return self._full
+
+    @property
+    def frontier(self) -> dict[Cell, tuple[int, ...]]:
+        """Each empty cell touching a tile -> its record, indexed by ``FIT_H`` .. ``C_D``
+        (this module's constants): per side the run's length, tile mask and compatible
+        mask, per axis the types that fit and the line a tile there makes. Read-only."""
+        return self._front
+
+    @property
+    def fit_masks(self) -> dict[Cell, int]:
+        """Each frontier cell some tile fits alone -> the mask of those types. Read-only."""
+        return self._fits
+
+    def score_ids(self, items: list[tuple[Cell, int]]) -> int:
+        """``score`` on ``[(cell, tile_id), ...]``: points if legal, else IllegalMove."""
         if not items:
             raise IllegalMove("empty placement: place at least one tile")
         cells = self._cells
@@ -239,9 +273,10 @@ class Board:
             points += _line_points(len(ids))
         return points if any_line else 1
 
-    def _score(self, items: list[tuple[Cell, int]]) -> int:
-        """What ``_check`` returns for a placement already known to be legal, read off the
-        frontier records instead of walking and checking every line."""
+    def score_legal(self, items: list[tuple[Cell, int]]) -> int:
+        """What ``score_ids`` returns, for a placement already known to be legal (a Turn or
+        ``placements_with_points`` built it): read off the frontier records instead of
+        walking and checking every line. An illegal placement gets a wrong number."""
         front = self._front
         if len(items) == 1:
             info = front.get(items[0][0])
@@ -272,8 +307,9 @@ class Board:
                 points += _line_points(info[perp])
         return points
 
-    def _place(self, items: list[tuple[Cell, int]]) -> None:
-        """Puts already-checked tiles down and refreshes the frontier around them."""
+    def place_legal(self, items: list[tuple[Cell, int]]) -> None:
+        """Puts tiles known to be legal here down (no check) and refreshes the frontier
+        around them; ``play`` is the checked twin on Tiles."""
         cells = self._cells
         front = self._front
         fits = self._fits
@@ -384,8 +420,9 @@ class Board:
                         where = "row" if ax == 0 else "column"
                         raise IllegalMove(f"{fault} (in the {where} ending at {(r - dr, c - dc)})")
 
-    def _placements(self, hand: int) -> list[tuple[tuple[tuple[Cell, int], ...], int]]:
-        """Every legal placement from a hand mask, each once, with its points.
+    def placements_with_points(self, hand: int) -> list[tuple[tuple[tuple[Cell, int], ...], int]]:
+        """Every legal placement of a sub-multiset of the hand mask's types, each once, as
+        ``(((cell, tile_id), ...), points)``: ``legal_placements`` on ids, with points.
 
         A placement is grown from its first anchor (a placed cell touching the table) in
         row/column order: forwards over any cells, then backwards over cells that touch

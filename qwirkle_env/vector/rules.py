@@ -116,7 +116,7 @@ def run_length(grid, p, d) -> int:
 
 @kernel
 def score_placed(s, i) -> int:
-    """What this turn's tiles (already on the grid) score, as Board._check."""
+    """What this turn's tiles (already on the grid) score, as Board.score_ids."""
     g = s.cfg[C_GRID]
     grid = s.grid[i]
     k = s.n_placed[i]
@@ -237,7 +237,7 @@ def set_mask(s, i):
 
 @kernel
 def commit_tiles(s, i):
-    """This turn's tiles join the table: codes, bounding box and frontier, as Board._place."""
+    """This turn's tiles join the table: codes, bounding box and frontier, as Board.place_legal."""
     g = s.cfg[C_GRID]
     grid = s.grid[i]
     k = s.n_placed[i]

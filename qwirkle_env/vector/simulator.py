@@ -18,7 +18,7 @@ Observations and masks are compact (``qwirkle_env.compact``):
 | ``action_mask`` | ``(N, W*W + 1)`` int64 | legal tile types per cell; last: exchange + end |
 
 ``compact.dense_observation`` / ``dense_mask`` (numpy) and ``torch_planes`` /
-``masked_logits`` (torch) give the env's exact dense layout; ``dense=True`` returns that
+``torch_masked_logits`` (torch) give the env's exact dense layout; ``dense=True`` returns that
 layout from ``reset`` and ``step`` directly (``observation`` float32 and ``action_mask``
 int8, as the AEC env's ``observe``), at a large cost in memory traffic. Rewards are
 ``(N, players)``: what each seat received in this step, as ``raw_env.rewards`` after a
@@ -150,8 +150,7 @@ class VectorQwirkle:
         terminations, truncations, infos). A finished game's final scores are in
         ``infos["final_scores"]``; with autoreset its observation is already the next game's.
         """
-        if not self._seeded:
-            raise RuntimeError("call reset() before step()")
+        self._require_reset("step")
         actions = self._check(actions)
         s = self.state
         self._run(core.step_games, s, actions, self.autoreset)
@@ -174,21 +173,25 @@ class VectorQwirkle:
 
     def sample_actions(self, rng: np.random.Generator | None = None) -> np.ndarray:
         """A uniformly random legal action for every game (-1 for a finished one)."""
+        self._require_reset("sample_actions")
         rng = np.random.default_rng() if rng is None else rng
         out = np.empty(self.num_envs, dtype=np.int64)
-        self._run(core.sample_legal, self.state, rng.random(self.num_envs), out)
+        self._run(core.sample_actions, self.state, rng.random(self.num_envs), out)
         return out
 
     @property
     def seats(self) -> np.ndarray:
         """The seat to move in each game (the last mover's in a finished one)."""
+        self._require_reset("seats")
         return self.state.current.copy()
 
     def observations(self) -> dict:
+        self._require_reset("observations")
         return self._observation()
 
     def table(self, i: int) -> Board:
         """Game i's table as an engine ``Board`` (the table's own coordinates)."""
+        self._require_reset("table")
         s = self.state
         g = int(s.cfg[0])
         codes = s.grid[i]
@@ -210,6 +213,10 @@ class VectorQwirkle:
             self._pool = None
 
     # --- internals -----------------------------------------------------------------------
+    def _require_reset(self, what: str) -> None:
+        if not self._seeded:
+            raise RuntimeError(f"call reset() before {what}(): there are no games yet")
+
     def _run(self, kernel, *args) -> None:
         """``kernel(*args, lo, hi)`` over every game, split across the threads."""
         if self._pool is None:
@@ -274,7 +281,7 @@ class VectorQwirkle:
         seat = int(s.current[i])
         hand = mask_of(int(t) for t in s.hands[i, seat, : s.hand_n[i, seat]])
         origin = (int(s.origin[i, 0] - s.base[i, 0]), int(s.origin[i, 1] - s.base[i, 1]))
-        s.outside[i] += outside_window(board._placements(hand), origin, self.window)
+        s.outside[i] += outside_window(board.placements_with_points(hand), origin, self.window)
 
     def _observation_space(self, w: int) -> spaces.Dict:
         if self.dense:
