@@ -20,6 +20,8 @@ from qwirkle_env import raw_env
 from qwirkle_env.engine.moves import Placement
 from qwirkle_env.engine.tiles import Tile
 
+from .registry import make_agent
+
 HELP = __doc__.split("\n\n", 1)[1]
 
 
@@ -58,7 +60,6 @@ def parse_command(text: str, env: raw_env, moves: list) -> list[int] | str:
 
 def play_human(
     agent_spec: str,
-    make_agent: Callable,
     human_seat: int = 0,
     seed: int | None = None,
     color: bool = True,

@@ -17,6 +17,7 @@ from qwirkle_env.observation import split_observation
 from qwirkle_env.spec import win_reward
 
 from .network import PolicyValueNet, masked_logits
+from .registry import make_agent
 from .selfplay import episode_over
 
 
@@ -25,7 +26,6 @@ def win_rate(
     net: PolicyValueNet,
     opponent_spec: str,
     games: int,
-    make_agent,
     window: int,
     num_players: int = 2,
     strict_opening: bool = True,

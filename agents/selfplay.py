@@ -22,6 +22,7 @@ from qwirkle_env.observation import split_observation
 from qwirkle_env.spec import NUM_PLANES, win_reward
 
 from .network import PolicyValueNet, sample_legal
+from .registry import make_agent
 
 LEARNER, POOL = "learner", "pool"
 
@@ -193,14 +194,13 @@ class SelfPlay(SeatBook):
     learner seat (random) against a pool snapshot; or against a scripted agent.
     """
 
-    def __init__(self, cfg, device: torch.device, make_scripted) -> None:
+    def __init__(self, cfg, device: torch.device) -> None:
         super().__init__(cfg, device)
         self.envs = [
             raw_env(cfg.num_players, cfg.window, "margin", cfg.strict_opening)
             for _ in range(cfg.num_envs)
         ]
         self.codec = self.envs[0].codec
-        self.make_scripted = make_scripted  # spec -> Agent
         self.scripted_specs = [s for s in cfg.scripted.split(",") if s.strip()]
         # one scripted agent per (env, spec, seat): planning agents keep a per-game queue
         self.scripted_cache: dict[tuple[int, str], list] = {}
@@ -219,7 +219,7 @@ class SelfPlay(SeatBook):
         elif roll < cfg.p_pool + cfg.p_scripted and self.scripted_specs:
             spec = self.rng.choice(self.scripted_specs).strip()
             if (i, spec) not in self.scripted_cache:
-                self.scripted_cache[i, spec] = [self.make_scripted(spec) for _ in range(n)]
+                self.scripted_cache[i, spec] = [make_agent(spec) for _ in range(n)]
             other = spec
         else:
             other = LEARNER

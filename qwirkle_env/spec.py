@@ -51,6 +51,10 @@ def win_reward(scores: Sequence[int], seat: int) -> float:
     return win_share(len(scores), winners, scores[seat] == top)
 
 
+# What a policy puts on the logit of an illegal action: finite, so that a masked
+# Categorical's entropy stays a number (0 * -inf is NaN).
+MASKED_LOGIT = -1e8
+
 # The observation (env docstring, "Observation"): planes first, then the features.
 NUM_PLANES = 13  # 6 colours, 6 shapes, placed this turn
 COLOR_PLANES = 0

@@ -23,7 +23,7 @@ from starlette.responses import JSONResponse, RedirectResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from agents.base import agent_names
+from agents.registry import agent_names
 
 from . import replay
 from .tables import HUMAN, Refused, Table

@@ -18,7 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Agent, make_agent
+from agents.base import Agent
+from agents.registry import make_agent
 from qwirkle_env import raw_env
 from qwirkle_env.engine.moves import Exchange
 from qwirkle_env.engine.tiles import NUM_TYPES, Tile

@@ -35,7 +35,7 @@ if not os.path.exists(CHROMIUM) and not REQUIRED:
 import uvicorn  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
 
-from agents.base import make_agent  # noqa: E402
+from agents.registry import make_agent  # noqa: E402
 from qwirkle_env import raw_env  # noqa: E402
 from qwirkle_env.engine.game import Game  # noqa: E402
 from qwirkle_env.engine.moves import move_from_json  # noqa: E402

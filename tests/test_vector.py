@@ -24,8 +24,8 @@ from qwirkle_env.vector.compact import (
     dense_observation,
     dense_planes,
     legal_count,
-    masked_logits,
     torch_dense_mask,
+    torch_masked_logits,
     torch_planes,
 )
 from qwirkle_env.vector.mt19937 import (
@@ -230,7 +230,7 @@ def test_compact_helpers_match_dense_forms():
     torch_mask = torch_dense_mask(torch.from_numpy(obs["action_mask"]))
     assert torch.equal(torch_mask, torch.from_numpy(dense.astype(bool)))
     logits = torch.randn(4, vec.num_actions)
-    masked = masked_logits(logits, torch.from_numpy(obs["action_mask"]))
+    masked = torch_masked_logits(logits, torch.from_numpy(obs["action_mask"]))
     assert torch.equal(masked > -1e7, torch_mask)
     entropy = torch.distributions.Categorical(logits=masked).entropy()
     assert torch.isfinite(entropy).all()

@@ -494,7 +494,7 @@ def reset_games(s, keys, key_lo, key_hi, which):
 
 
 @kernel
-def sample_legal(s, u, out, lo, hi):
+def sample_actions(s, u, out, lo, hi):
     """A uniformly random legal action per game (``u`` uniform in [0, 1)); -1 if none.
 
     Reads the mask through the list of its set cells, so it costs what the legal
