@@ -53,6 +53,10 @@ win of everyone, zero-sum always. ``"points"``: each step's change in the turn's
 (the end bonus at the final "end"), so an agent's rewards sum to its final score.
 ``"margin"``: the same change to the mover and minus it divided by N-1 to each opponent.
 
+**Crafted positions.** ``reset(options={"game": game})`` plays on from a copy of an
+engine ``Game`` in progress (its bag order and RNG included) instead of dealing a new one;
+``VectorQwirkle.load`` does the same in the simulator.
+
 **Version history.** v0: first release.
 """
 
@@ -198,7 +202,11 @@ class raw_env(AECEnv, EzPickle):
             self._seeder = random.Random(
                 seed if seed is not None else random.SystemRandom().random()
             )
-        self.game = Game(self.num_players, self._seeder.randrange(2**63), self.strict_opening)
+        game = (options or {}).get("game")
+        if game is None:
+            self.game = Game(self.num_players, self._seeder.randrange(2**63), self.strict_opening)
+        else:
+            self.game = self._crafted(game)
         self.agents = list(self.possible_agents)
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
@@ -210,6 +218,21 @@ class raw_env(AECEnv, EzPickle):
         self._new_turn()
         if self.render_mode == "human":
             self.render()
+
+    def _crafted(self, game: Game) -> Game:
+        """``reset(options={"game": game})``: a copy of an engine game in progress, for
+        crafted positions (the simulator's ``load`` plays the same game)."""
+        if not isinstance(game, Game):
+            raise TypeError(f'options["game"] must be an engine Game, got {game!r}')
+        if game.over:
+            raise ValueError('options["game"] is over: give a game that has a move to play')
+        if (game.num_players, game.strict_opening) != (self.num_players, self.strict_opening):
+            raise ValueError(
+                f'options["game"] has {game.num_players} players, strict_opening='
+                f"{game.strict_opening}; this env plays {self.num_players}, "
+                f"strict_opening={self.strict_opening}"
+            )
+        return game.clone()
 
     def _require_reset(self, what: str) -> None:
         if self.game is None:

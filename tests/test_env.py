@@ -512,3 +512,33 @@ def test_planes_kept_and_shifted_between_turns_equal_planes_drawn_afresh():
             assert np.array_equal(split_observation(obs["observation"], window)[0], fresh.planes)
             legal = obs["action_mask"].view(bool).nonzero()[0]
             e.step(int(legal[rng.integers(len(legal))]))
+
+
+@pytest.mark.parametrize(
+    "call",
+    ["step", "observe", "last", "agent_iter", "player_view", "render", "render_svg", "human_frame"],
+)
+def test_every_call_before_reset_says_call_reset_first(call):
+    e = raw_env(render_mode="ansi")
+    args = {"step": (0,), "observe": ("player_0",)}.get(call, ())
+    with pytest.raises(RuntimeError, match=rf"call reset\(\) before {call}\(\)"):
+        getattr(e, call)(*args)
+    assert e._repr_svg_() is None  # Jupyter falls back to the text repr
+
+
+def test_single_agent_view_and_simulator_before_reset_say_call_reset_first():
+    from qwirkle_env.opponents import RandomOpponent
+    from qwirkle_env.vector import VectorQwirkle
+    from qwirkle_env.wrappers import SingleAgentEnv
+
+    single = SingleAgentEnv(RandomOpponent())
+    for call, args in [("step", (0,)), ("action_masks", ())]:
+        with pytest.raises(RuntimeError, match=rf"call reset\(\) before {call}\(\)"):
+            getattr(single, call)(*args)
+    vec = VectorQwirkle(2)
+    for call, args in [("step", ([0, 0],)), ("sample_actions", ()), ("observations", ()),
+                       ("table", (0,))]:  # fmt: skip
+        with pytest.raises(RuntimeError, match=rf"call reset\(\) before {call}\(\)"):
+            getattr(vec, call)(*args)
+    with pytest.raises(RuntimeError, match=r"call reset\(\) before seats\(\)"):
+        vec.seats  # noqa: B018

@@ -36,6 +36,7 @@ from gymnasium import spaces
 
 from ..actions import ActionCodec, outside_window
 from ..engine.board import Board
+from ..engine.game import Game
 from ..engine.lines import mask_of
 from ..engine.tiles import Tile
 from ..observation import observation_high
@@ -50,6 +51,7 @@ from ..spec import (
 from . import core
 from .compact import dense_mask, dense_observation
 from .jit import COMPILED, warn_if_slow
+from .load import load_game
 from .mt19937 import seed_key
 from .state import GRID, TABLE, allocate
 
@@ -170,6 +172,24 @@ class VectorQwirkle:
             truncated,
             self._info(),
         )
+
+    def load(self, i: int, game: Game) -> dict:
+        """Slot ``i`` continues the engine ``game`` from the start of its turn (the game's
+        bag order and RNG included), so crafted positions play on here exactly as in
+        ``raw_env().reset(options={"game": game})``; returns the observations. On autoreset
+        the slot's next game is its own seeded one."""
+        self._require_reset("load")
+        if not isinstance(i, (int, np.integer)) or not 0 <= i < self.num_envs:
+            raise ValueError(f"slot must be an int in 0..{self.num_envs - 1}, got {i!r}")
+        load_game(self.state, int(i), game)
+        if self.state.truncated[i]:
+            raise ValueError(
+                f"every legal move of player {game.current} lies outside the window "
+                f"{self.window}: use a larger window"
+            )
+        if self.state.check_window[i]:
+            self._count_outside(int(i))
+        return self._observation()
 
     def sample_actions(self, rng: np.random.Generator | None = None) -> np.ndarray:
         """A uniformly random legal action for every game (-1 for a finished one)."""
