@@ -4,7 +4,7 @@ The planes change little between steps, so they are kept: a placed tile sets thr
 entries, and a new turn only shifts the window (the table is redrawn when the window
 stops holding all of it). The mover's 126 features are kept through its turn and
 updated per sub-step; anyone else's are rebuilt per call.
-Layout: the table in ``qwirkle_env.env``'s docstring and docs/environment.md.
+Layout: the table in ``qwirkle_env.aec``'s docstring and docs/environment.md.
 """
 
 from __future__ import annotations

@@ -28,7 +28,7 @@ Opponent = str | Callable[[PlayerView], int] | Any
 class SingleAgentEnv(gymnasium.Env):
     """The learner plays one seat of a qwirkle_v0 game; ``opponents`` play the others.
 
-    Observation: the env's flat float32 vector (layout in ``qwirkle_env.env``). Reward: the
+    Observation: the env's flat float32 vector (layout in ``qwirkle_env.aec``). Reward: the
     learner's reward from the underlying env (``reward=`` "win", "points" or "margin"),
     summed over the opponents' moves in between. ``opponents``: one for every other seat,
     or one that plays them all; spec strings ("random", "greedy", see

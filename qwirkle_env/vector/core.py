@@ -246,7 +246,7 @@ def _give(s, i, seat, gained):
 
 @kernel
 def _advance(s, i, after_placement):
-    """Passes the turn on, skipping who can't move; ends a dead game (Game._advance)."""
+    """Passes the turn on, skipping who can't move; ends a dead game (Game's turn passing)."""
     if s.bag_n[i] > 0 and after_placement:
         off_table = 0
         for t in range(36):

@@ -66,7 +66,7 @@ def front_drop(s, i, p):
 
 @kernel
 def refresh(s, i, p):
-    """The frontier record of cell p, as Board._refresh."""
+    """The frontier record of cell p, as the engine's Board refreshes its frontier."""
     g = s.cfg[C_GRID]
     grid = s.grid[i]
     if grid[p] != EMPTY:
