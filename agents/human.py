@@ -84,7 +84,7 @@ def play_human(
                 _, move, points = env.game.history[-1]
                 write(f"{agent_spec} plays {move} for {points} points")
             continue
-        board, placed = env._board_now()
+        board, placed = env.board_now()
         write(render.game_ansi(env.game, board=board, highlight=placed, color=color))
         text = read("your move> ").strip()
         if text in ("quit", "exit"):
@@ -112,7 +112,7 @@ def play_human(
             for a in actions:
                 if not env.observe(env.agent_selection)["action_mask"][a]:
                     write(f"invalid: {env.codec.describe(a, env.player_view().origin)}: "
-                          f"{env._why_illegal(a)}")  # fmt: skip
+                          f"{env.why_illegal(a)}")  # fmt: skip
                     failed = True
                     break
                 env.step(a)

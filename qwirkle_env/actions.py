@@ -65,9 +65,9 @@ class ActionCodec:
 
     def decode(self, action: int) -> tuple:
         """("place", tile_id, row, col), ("exchange", tile_id) or ("end",)."""
-        return self._decode(self.check(action))
+        return self.decode_checked(self.check(action))
 
-    def _decode(self, action: int) -> tuple:
+    def decode_checked(self, action: int) -> tuple:
         """``decode`` of an action already checked to be an int in range."""
         if action == self.end:
             return ("end",)

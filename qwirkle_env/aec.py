@@ -73,6 +73,7 @@ from pettingzoo.utils import wrappers
 from pettingzoo.utils.env import AgentID
 
 from .actions import ActionCodec, outside_window
+from .engine.board import Board
 from .engine.game import Game
 from .engine.lines import ids_of, mask_of
 from .engine.turn import Turn
@@ -258,15 +259,15 @@ class raw_env(AECEnv, EzPickle):
             self._was_dead_step(action)
             return
         a = self.codec.check(action)
-        if not self._mask()[a]:
+        if not self.mover_mask()[a]:
             raise ValueError(
                 f"illegal action {a} for {agent}: {self.codec.describe(a, self._origin)}: "
-                f"{self._why_illegal(a)}"
+                f"{self.why_illegal(a)}"
             )
         self._cumulative_rewards[agent] = 0.0
         self.rewards = {x: 0.0 for x in self.agents}
         turn = self.turn
-        kind = self.codec._decode(a)
+        kind = self.codec.decode_checked(a)
         gained = 0
         if kind[0] == "place":
             _, t, r, c = kind
@@ -350,7 +351,7 @@ class raw_env(AECEnv, EzPickle):
             self.outside_window += missed
             for a in self.agents:
                 self.infos[a]["outside_window"] = self.outside_window
-            if not self._mask().any():
+            if not self.mover_mask().any():
                 self._truncate(
                     f"window {w} is too small: every legal move of {self.agent_selection} lies "
                     f"outside it; use a larger window (the default {DEFAULT_WINDOW} held every "
@@ -374,15 +375,21 @@ class raw_env(AECEnv, EzPickle):
             and not self.truncations.get(agent, True)
         )
         if to_move:
-            mask = self._mask().copy()
+            mask = self.mover_mask().copy()
         else:
             mask = np.zeros(self.codec.num_actions, dtype=np.int8)
         seat = self.agent_name_mapping[agent]
         obs = self._observer.observation(self.game, self.turn, seat, to_move)
         return {"observation": obs, "action_mask": mask}
 
-    def _mask(self) -> np.ndarray:
-        """The mask of the agent to move, recomputed once per sub-step.
+    @property
+    def origin(self) -> tuple[int, int]:
+        """The table cell shown at window cell (0, 0) this turn (fixed within a turn)."""
+        return self._origin
+
+    def mover_mask(self) -> np.ndarray:
+        """The mask of the agent to move (the env's own array: copy it to keep it),
+        recomputed once per sub-step.
 
         One array is kept and only the entries set last time are cleared, so a sub-step
         costs in proportion to its legal actions, not to the 55k-entry action space.
@@ -432,7 +439,8 @@ class raw_env(AECEnv, EzPickle):
         self._mask_cache = mask
         return mask
 
-    def _why_illegal(self, action: int) -> str:
+    def why_illegal(self, action: int) -> str:
+        """The rule ``action`` breaks now, in words (for error messages and the human UI)."""
         kind = self.codec.decode(action)
         if kind[0] == "place":
             _, t, r, c = kind
@@ -467,7 +475,7 @@ class raw_env(AECEnv, EzPickle):
         self._require_reset("render")
         from . import render
 
-        board, placed = self._board_now()
+        board, placed = self.board_now()
         if self.render_mode == "rgb_array":
             return render.board_image(board, highlight=placed)
         if self.render_mode == "human":
@@ -480,7 +488,7 @@ class raw_env(AECEnv, EzPickle):
         self._require_reset("human_frame")
         from .render.window import table_image
 
-        board, placed = self._board_now()
+        board, placed = self.board_now()
         truncated = next((i["truncated"] for i in self.infos.values() if "truncated" in i), "")
         return table_image(
             self.game,
@@ -505,10 +513,10 @@ class raw_env(AECEnv, EzPickle):
         self._require_reset("render_svg")
         from . import render
 
-        board, placed = self._board_now()
+        board, placed = self.board_now()
         return render.board_svg(board, highlight=placed)
 
-    def _board_now(self):
+    def board_now(self) -> tuple[Board, list[tuple[int, int]]]:
         """The table with this turn's tiles on it, and their cells (for highlighting)."""
         board = self.game.board
         if self.turn.placed:

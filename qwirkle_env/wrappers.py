@@ -101,7 +101,7 @@ class SingleAgentEnv(gymnasium.Env):
             raise RuntimeError("call reset() before step(): there is no game yet")
         if self._done():
             raise RuntimeError("the episode is over: call reset()")
-        mask = env._mask()
+        mask = env.mover_mask()
         a = env.codec.check(action)
         if not mask[a]:
             if self.illegal == "raise":
@@ -124,7 +124,7 @@ class SingleAgentEnv(gymnasium.Env):
             raise RuntimeError("call reset() before action_masks(): there is no game yet")
         if self._done():
             return np.zeros(self.action_space.n, dtype=bool)
-        return self.env._mask().astype(bool)
+        return self.env.mover_mask().astype(bool)
 
     def _play_opponents(self) -> float:
         """Lets the opponents move until the learner is to move or the game is over."""

@@ -120,7 +120,7 @@ class Table:
         env = self.env
         cells = env.codec.cells
         mask = env.observe(env.agent_selection)["action_mask"]
-        r0, c0 = env._origin
+        r0, c0 = env.origin
         return [(r0 + int(i) // env.window, c0 + int(i) % env.window)
                 for i in np.flatnonzero(mask[tile * cells : (tile + 1) * cells])]  # fmt: skip
 
@@ -128,7 +128,7 @@ class Table:
         """Everything the page shows; ``tile`` marks where that tile type may go."""
         with self.lock:
             env, game = self.env, self.env.game
-            board, placed = env._board_now()
+            board, placed = env.board_now()
             targets = self.legal_cells(tile) if tile is not None else []
             last = []
             if not placed and game.history and not isinstance(game.history[-1][1], Exchange):
@@ -244,7 +244,7 @@ class Table:
             or not all(isinstance(x, int) and not isinstance(x, bool) for x in cell)
         ):
             raise Refused(f"'cell' must be a table cell [row, col], got {cell!r}")
-        r0, c0 = self.env._origin
+        r0, c0 = self.env.origin
         r, c = cell[0] - r0, cell[1] - c0
         if not (0 <= r < codec.window and 0 <= c < codec.window):
             raise Refused(f"table cell {tuple(cell)} is outside the playable window")

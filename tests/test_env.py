@@ -116,7 +116,7 @@ def _reachable(e) -> set:
     turn = e.turn
 
     def search():
-        for a in e._mask().view(bool).nonzero()[0]:
+        for a in e.mover_mask().view(bool).nonzero()[0]:
             kind = codec.decode(int(a))
             if kind[0] == "end" and turn.placed:
                 found.add(tuple(sorted(turn.placed)))
@@ -124,7 +124,7 @@ def _reachable(e) -> set:
                 continue
             _, t, r, c = kind
             saved = (list(turn.placed), list(turn.hand_left))
-            turn.place((e._origin[0] + r, e._origin[1] + c), t, checked=True)
+            turn.place((e.origin[0] + r, e.origin[1] + c), t, checked=True)
             e._mask_cache = None
             search()
             turn.placed, turn.hand_left = saved
@@ -437,7 +437,7 @@ def test_move_to_actions_plays_every_kind_of_engine_move():
         move = legal[rng.integers(len(legal))]
         shadow = game.clone()
         expected_points = shadow.apply(move) if game.board else None
-        for action in e.codec.move_to_actions(move, game.board, e._origin):
+        for action in e.codec.move_to_actions(move, game.board, e.origin):
             e.step(action)
         if expected_points is not None:
             assert e.game.history[-1][2] == expected_points
@@ -505,8 +505,8 @@ def test_planes_kept_and_shifted_between_turns_equal_planes_drawn_afresh():
         while not e.game.over and not any(e.truncations.values()):
             obs = e.observe(e.agent_selection)
             fresh = Observer(window, 2)
-            fresh.new_turn(e.game, e._origin, e.game.board.bounds())
-            r0, c0 = e._origin
+            fresh.new_turn(e.game, e.origin, e.game.board.bounds())
+            r0, c0 = e.origin
             for (r, c), t in e.turn.placed:
                 fresh.place(r - r0, c - c0, t)
             assert np.array_equal(split_observation(obs["observation"], window)[0], fresh.planes)

@@ -50,6 +50,76 @@ def test_no_module_outside_the_engine_reaches_into_a_board_or_game_underscore():
     assert not found, "use the engine's public API:\n" + "\n".join(found)
 
 
+PETTINGZOO_API = {"_cumulative_rewards"}  # AECEnv's own attribute, read by its wrappers too
+
+
+def _defined_here(tree: ast.AST) -> set[str]:
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+            names.add(node.attr)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+    return names
+
+
+@pytest.mark.parametrize("package", ["qwirkle_env", "agents"])
+def test_an_underscore_name_is_used_only_in_its_own_module(package):
+    """No import of another module's underscore name, and no ``x._name`` on another object
+    unless this module defines ``_name`` (a subclass's own ``self._name`` is its business)."""
+    found = []
+    for path in sorted((ROOT / package).rglob("*.py")):
+        tree = ast.parse(path.read_text(), str(path))
+        mine = _defined_here(tree) | PETTINGZOO_API
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom):
+                found += [
+                    f"{path.relative_to(ROOT)}:{node.lineno} imports {a.name}"
+                    for a in node.names
+                    if a.name.startswith("_") and not a.name.startswith("__")
+                ]
+            elif (
+                isinstance(node, ast.Attribute)
+                and node.attr.startswith("_")
+                and not node.attr.startswith("__")
+                and node.attr not in mine
+                and not (isinstance(node.value, ast.Name) and node.value.id in ("self", "cls"))
+            ):
+                found.append(f"{path.relative_to(ROOT)}:{node.lineno} .{node.attr}")
+    assert not found, "private names used outside their module:\n" + "\n".join(found)
+
+
+def test_each_rule_fact_is_written_once_in_spec():
+    """The facts both rule implementations and the trainers share are assigned in
+    qwirkle_env/spec.py and nowhere else (a second copy is how they drift apart)."""
+    import qwirkle_env.spec as spec
+
+    facts = {name for name in vars(spec) if name.isupper()} | {"win_share", "win_reward"}
+    found = []
+    for folder in ("qwirkle_env", "agents"):
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            if path.name == "spec.py":
+                continue
+            # agents.move_features.NUM_FEATURES counts move features, another quantity
+            shared = facts - {"NUM_FEATURES"} if folder == "agents" else facts
+            for node in ast.parse(path.read_text(), str(path)).body:
+                targets = []
+                if isinstance(node, ast.Assign):
+                    targets = [t for t in node.targets if isinstance(t, (ast.Name, ast.Tuple))]
+                    targets = [
+                        n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)
+                    ]
+                elif isinstance(node, (ast.FunctionDef, ast.AnnAssign)):
+                    name = node.name if isinstance(node, ast.FunctionDef) else node.target
+                    targets = [name if isinstance(name, str) else getattr(name, "id", "")]
+                found += [
+                    f"{path.relative_to(ROOT)}:{node.lineno} {t}" for t in targets if t in shared
+                ]
+    assert not found, "read these from qwirkle_env.spec:\n" + "\n".join(found)
+
+
 def test_importing_the_simulator_the_engine_or_the_renderers_loads_no_pettingzoo_or_torch():
     code = (
         "import sys, qwirkle_env.vector, qwirkle_env.engine, qwirkle_env.render, qwirkle_env.spec\n"

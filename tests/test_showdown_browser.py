@@ -139,7 +139,7 @@ def _engine_replay(record: dict, seed: int, specs: list[str | None]) -> list[int
                 env.step(agents[seat].act(env.player_view()))
             assert env.game.history[-1][1] == move, f"move {k} of {specs[seat]} differs"
         else:
-            for action in env.codec.move_to_actions(move, env.game.board, env._origin):
+            for action in env.codec.move_to_actions(move, env.game.board, env.origin):
                 env.step(action)
     assert env.game.over
     return list(env.game.scores)

@@ -60,7 +60,7 @@ class Board:
         self._full = 0  # mask of the types whose copies are all on the table
         if tiles:
             for cell, tile in tiles.items():
-                self._cells[_as_cell(cell)] = _as_tile(tile).id
+                self._cells[_as_cell(cell)] = as_tile(tile).id
             for t in self._cells.values():
                 self._counts[t] += 1
                 if self._counts[t] >= COPIES:
@@ -130,7 +130,7 @@ class Board:
 
     def legal_placements(self, tiles: Iterable[Tile]) -> list[Placement]:
         """Every distinct legal placement of a sub-multiset of ``tiles``, sorted."""
-        hand = mask_of(_as_tile(t).id for t in tiles)
+        hand = mask_of(as_tile(t).id for t in tiles)
         found = {
             tuple(sorted((cell, Tile.from_id(t)) for cell, t in items))
             for items, _ in self.placements_with_points(hand)
@@ -529,13 +529,13 @@ def _as_cell(cell: object) -> Cell:
     raise TypeError(f"a cell is a (row, col) pair of ints, got {cell!r}")
 
 
-def _as_tile(tile: object) -> Tile:
+def as_tile(tile: object) -> Tile:
     if isinstance(tile, Tile):
         return tile
     raise TypeError(f"expected a Tile, got {tile!r} (make one with Tile(Color.RED, Shape.SQUARE))")
 
 
-def _pairs(placement: Iterable[tuple[Cell, Tile]]) -> list[tuple[Cell, Tile]]:
+def checked_pairs(placement: Iterable[tuple[Cell, Tile]]) -> list[tuple[Cell, Tile]]:
     """The placement as checked ((row, col), Tile) pairs; TypeError says what is wrong."""
     pairs = []
     for entry in placement:
@@ -545,12 +545,12 @@ def _pairs(placement: Iterable[tuple[Cell, Tile]]) -> list[tuple[Cell, Tile]]:
             raise TypeError(
                 f"a placement is a list of ((row, col), Tile) pairs; got {entry!r}"
             ) from None
-        pairs.append((_as_cell(cell), _as_tile(tile)))
+        pairs.append((_as_cell(cell), as_tile(tile)))
     return pairs
 
 
 def _normalise(placement: Iterable[tuple[Cell, Tile]]) -> list[tuple[Cell, int]]:
-    return [(cell, tile.id) for cell, tile in _pairs(placement)]
+    return [(cell, tile.id) for cell, tile in checked_pairs(placement)]
 
 
 __all__ = ["Board", "Cell", "IllegalMove", "Placement"]

@@ -198,7 +198,7 @@ class Game:
             self.over = True
         self.scores[seat] += points
         if move is None:
-            move = Placement._of_ids(items)
+            move = Placement.of_ids(items)
         self.history.append((seat, move, points))
         if not self.over:
             self._advance()
