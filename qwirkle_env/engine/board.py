@@ -17,33 +17,37 @@ ids (0..35) and id masks: ``placements_with_points``, ``score_ids``, ``score_leg
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
-from itertools import permutations
 
-from ..spec import QWIRKLE_BONUS
-from .lines import ALL, COMPAT, MAX_LINE, ids_of, line_fault, mask_of
+from .frontier import (
+    C_D,
+    C_L,
+    C_R,
+    C_U,
+    FIT_H,
+    FIT_V,
+    LEN_H,
+    LEN_V,
+    N_D,
+    N_L,
+    N_R,
+    N_U,
+    T_D,
+    T_L,
+    T_R,
+    T_U,
+)
+from .lines import ALL, COMPAT, ids_of, line_fault, line_points, mask_of
+from .placements import grown_placements, opening_placements
 from .tiles import COPIES, NUM_TYPES, Tile
 
 Cell = tuple[int, int]
 Placement = tuple[tuple[Cell, Tile], ...]
-
-# Frontier record fields. Axis 0 runs along a row (left/right), axis 1 along a column.
-FIT_H, FIT_V, LEN_H, LEN_V = 0, 1, 2, 3  # fit per axis; length of the line a tile here makes
-N_L, T_L, C_L = 4, 5, 6  # run to the left: length, tile mask, compatible mask
-N_R, T_R, C_R = 7, 8, 9
-N_U, T_U, C_U = 10, 11, 12
-N_D, T_D, C_D = 13, 14, 15
 
 _STEPS = ((0, -1), (0, 1), (-1, 0), (1, 0))  # left, right, up, down
 
 
 class IllegalMove(ValueError):
     """A move the rules forbid; the message names the rule."""
-
-
-def _line_points(length: int) -> int:
-    if length < 2:
-        return 0
-    return length + QWIRKLE_BONUS if length == MAX_LINE else length
 
 
 class Board:
@@ -270,7 +274,7 @@ class Board:
             fault = line_fault(ids)
             if fault:
                 raise IllegalMove(fault)
-            points += _line_points(len(ids))
+            points += line_points(len(ids))
         return points if any_line else 1
 
     def score_legal(self, items: list[tuple[Cell, int]]) -> int:
@@ -282,7 +286,7 @@ class Board:
             info = front.get(items[0][0])
             if info is None:  # the first tile of the game
                 return 1
-            return (_line_points(info[LEN_H]) + _line_points(info[LEN_V])) or 1
+            return (line_points(info[LEN_H]) + line_points(info[LEN_V])) or 1
         (r, c), _ = items[0]
         if items[1][0][0] == r:  # along a row
             cols = [q[1] for q, _ in items]
@@ -300,11 +304,11 @@ class Board:
         info = front.get(hi)
         if info is not None:
             length += info[after]
-        points = _line_points(length)
+        points = line_points(length)
         for q, _ in items:
             info = front.get(q)
             if info is not None:
-                points += _line_points(info[perp])
+                points += line_points(info[perp])
         return points
 
     def place_legal(self, items: list[tuple[Cell, int]]) -> None:
@@ -422,90 +426,11 @@ class Board:
 
     def placements_with_points(self, hand: int) -> list[tuple[tuple[tuple[Cell, int], ...], int]]:
         """Every legal placement of a sub-multiset of the hand mask's types, each once, as
-        ``(((cell, tile_id), ...), points)``: ``legal_placements`` on ids, with points.
-
-        A placement is grown from its first anchor (a placed cell touching the table) in
-        row/column order: forwards over any cells, then backwards over cells that touch
-        nothing. That order reaches each placement exactly once, and every prefix of it is
-        itself legal, so each step checks only the new tile against the run.
-        """
+        ``(((cell, tile_id), ...), points)``: ``legal_placements`` on ids, with points
+        (grown from the frontier by ``placements.py``)."""
         if not self._cells:
-            return _opening_placements(hand)
-        out: list = []
-        for p, info in self._front.items():
-            for t in ids_of(info[FIT_H] & info[FIT_V] & hand):
-                pts_h = _line_points(info[LEN_H])
-                pts_v = _line_points(info[LEN_V])
-                first = ((p, t),)
-                out.append((first, (pts_h + pts_v) or 1))
-                rest = hand & ~(1 << t)
-                if not rest:
-                    continue
-                r, c = p
-                # A run is (axis, fixed coordinate, lo, hi, compatible mask, length, points
-                # of the perpendicular lines of the tiles placed so far).
-                row = (0, r, c - info[N_L], c + info[N_R], info[C_L] & info[C_R] & COMPAT[t],
-                       info[LEN_H], pts_v)  # fmt: skip
-                col = (1, c, r - info[N_U], r + info[N_D], info[C_U] & info[C_D] & COMPAT[t],
-                       info[LEN_V], pts_h)  # fmt: skip
-                self._extend(out, first, row, rest, True)
-                self._extend(out, first, col, rest, True)
-        return out
-
-    def _extend(self, out: list, items: tuple, run: tuple, rest: int, forward: bool) -> None:
-        axis, fixed, lo, hi, compat, length, perp_pts = run
-        if forward:
-            q = (fixed, hi + 1) if axis == 0 else (hi + 1, fixed)
-            info = self._front.get(q)
-            if info is None:
-                grown = (axis, fixed, lo, hi + 1, compat, length + 1, perp_pts)
-                self._branch(out, items, q, compat & rest, grown, rest, True)
-            else:
-                if axis == 0:
-                    n, types, beyond = info[N_R], info[T_R], info[C_R]
-                    fit, perp = info[FIT_V], _line_points(info[LEN_V])
-                else:
-                    n, types, beyond = info[N_D], info[T_D], info[C_D]
-                    fit, perp = info[FIT_H], _line_points(info[LEN_H])
-                if not types & ~compat:  # the tiles beyond q fit the run
-                    compat &= beyond
-                    grown = (axis, fixed, lo, hi + 1 + n, compat, length + 1 + n, perp_pts + perp)
-                    self._branch(out, items, q, compat & fit & rest, grown, rest, True)
-                compat = run[4]
-        q = (fixed, lo - 1) if axis == 0 else (lo - 1, fixed)
-        if q not in self._front:  # an anchor there generates this placement itself
-            grown = (axis, fixed, lo - 1, hi, compat, length + 1, perp_pts)
-            self._branch(out, items, q, compat & rest, grown, rest, False)
-
-    def _branch(
-        self, out: list, items: tuple, q: Cell, cand: int, run: tuple, rest: int, forward: bool
-    ) -> None:
-        axis, fixed, lo, hi, compat, length, perp_pts = run
-        points = _line_points(length) + perp_pts
-        for t in ids_of(cand):
-            placed = items + ((q, t),)
-            out.append((placed, points))
-            left = rest & ~(1 << t)
-            if left and length < MAX_LINE:
-                grown = (axis, fixed, lo, hi, compat & COMPAT[t], length, perp_pts)
-                self._extend(out, placed, grown, left, forward)
-
-
-def _opening_placements(hand: int) -> list:
-    """On an empty table: lines from (0, 0) running right or down."""
-    out: list = [((((0, 0), t),), 1) for t in ids_of(hand)]
-    groups = []
-    for c in range(6):
-        groups.append(ids_of(hand & (0b111111 << (6 * c))))
-    for s in range(6):
-        groups.append(ids_of(hand & sum(1 << (6 * c + s) for c in range(6))))
-    for group in groups:
-        for k in range(2, len(group) + 1):
-            for perm in permutations(group, k):
-                pts = _line_points(k)
-                out.append((tuple(((0, i), t) for i, t in enumerate(perm)), pts))
-                out.append((tuple(((i, 0), t) for i, t in enumerate(perm)), pts))
-    return out
+            return opening_placements(hand)
+        return grown_placements(self._front, hand)
 
 
 def _neighbours(cell: Cell) -> list[Cell]:
@@ -553,4 +478,8 @@ def _normalise(placement: Iterable[tuple[Cell, Tile]]) -> list[tuple[Cell, int]]
     return [(cell, tile.id) for cell, tile in checked_pairs(placement)]
 
 
-__all__ = ["Board", "Cell", "IllegalMove", "Placement"]
+__all__ = [  # the frontier fields too, where agents and the turn have always read them
+    "C_D", "C_L", "C_R", "C_U", "FIT_H", "FIT_V", "LEN_H", "LEN_V", "N_D", "N_L", "N_R",
+    "N_U", "T_D", "T_L", "T_R", "T_U", "Board", "Cell", "IllegalMove", "Placement",
+    "as_tile", "checked_pairs",
+]  # fmt: skip

@@ -9,7 +9,7 @@ can be extended, merged and checked with a few integer operations.
 
 from __future__ import annotations
 
-from ..spec import MAX_LINE, NUM_SHAPES, NUM_TYPES
+from ..spec import MAX_LINE, NUM_SHAPES, NUM_TYPES, QWIRKLE_BONUS
 
 __all__ = [
     "ALL",
@@ -20,6 +20,7 @@ __all__ = [
     "compat_of",
     "ids_of",
     "line_fault",
+    "line_points",
     "mask_of",
 ]
 
@@ -76,3 +77,11 @@ def line_fault(ids: list[int]) -> str | None:
         names = ", ".join(str(Tile.from_id(t)) for t in ids)
         return f"mixed line: {names} are neither all one colour nor all one shape"
     return None
+
+
+def line_points(length: int) -> int:
+    """What a line of ``length`` tiles scores: its length, plus the Qwirkle bonus at six;
+    a lone tile (length 1) is no line and scores nothing."""
+    if length < 2:
+        return 0
+    return length + QWIRKLE_BONUS if length == MAX_LINE else length
