@@ -70,7 +70,7 @@ from gymnasium import spaces
 from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
-from pettingzoo.utils.env import AgentID
+from pettingzoo.utils.env import AECIterable, AgentID
 
 from .actions import ActionCodec, outside_window
 from .engine.board import Board
@@ -239,11 +239,11 @@ class raw_env(AECEnv, EzPickle):
         if self.game is None:
             raise RuntimeError(f"call reset() before {what}(): there is no game yet")
 
-    def last(self, observe: bool = True):
+    def last(self, observe: bool = True) -> tuple:
         self._require_reset("last")
         return super().last(observe)
 
-    def agent_iter(self, max_iter: int = 2**63):
+    def agent_iter(self, max_iter: int = 2**63) -> AECIterable:
         self._require_reset("agent_iter")
         return super().agent_iter(max_iter)
 

@@ -25,7 +25,7 @@ END_BONUS = 6  # to the player who empties their hand while the bag is empty
 
 # The env's window (docs/environment.md).
 REACH = 5  # a placement reaches at most this many cells past the table's bounding box
-DEFAULT_WINDOW = 39  # held every legal move of 10,000 measured games
+DEFAULT_WINDOW = 39  # docs/environment.md, "The window": how it was measured
 MIN_WINDOW = 2 * REACH + 1
 
 # The single-agent view's gymnasium id, registered on ``import qwirkle_env``.

@@ -1,5 +1,6 @@
-"""The rules of Qwirkle and nothing else (docs/RULES.md): tiles, lines, board, bag, hand,
-moves, game and turn. Imports no gymnasium, PettingZoo or torch, and nothing above it."""
+"""The rules of Qwirkle and nothing else (docs/RULES.md): tiles, lines, board (with its
+frontier and the placements grown from it), bag, hand, moves, game (and its saved form) and
+turn. Imports only ``qwirkle_env.spec``: no gymnasium, PettingZoo or torch."""
 
 from .board import Board, IllegalMove
 from .game import Game
