@@ -94,7 +94,7 @@ class Table:
         self.lock = threading.RLock()
         self._worker: threading.Thread | None = None
         self._thinking: dict[str, Any] | None = None
-        self._error: str | None = None
+        self.error: str | None = None  # why an agent failed: the game stops there
         self._turn_start: raw_env | None = None  # snapshot for undo, taken at a person's turn
         self._turn_actions: list[int] = []
         self.version = 0  # bumped on every change, so the page redraws only when needed
@@ -148,7 +148,7 @@ class Table:
                 "winners": game.winners() if self.over else [],
                 "truncated": next(iter(env.infos.values()), {}).get("truncated"),
                 "thinking": self._thinking_now(),
-                "error": self._error,
+                "error": self.error,
                 "board": board_svg(board, CELL_PX, highlight=placed or last, targets=targets),
                 "tiles_on_table": len(board),
                 "log": [
@@ -304,7 +304,7 @@ class Table:
                     self.version += 1
                 done += 1
         except Exception as err:  # shown on the page; the game stays as it was
-            self._error = f"agent error: {type(err).__name__}: {err}"
+            self.error = f"agent error: {type(err).__name__}: {err}"
         finally:
             with self.lock:
                 self._thinking = None

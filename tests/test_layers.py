@@ -65,7 +65,7 @@ def _defined_here(tree: ast.AST) -> set[str]:
     return names
 
 
-@pytest.mark.parametrize("package", ["qwirkle_env", "agents"])
+@pytest.mark.parametrize("package", ["qwirkle_env", "agents", "showdown"])
 def test_an_underscore_name_is_used_only_in_its_own_module(package):
     """No import of another module's underscore name, and no ``x._name`` on another object
     unless this module defines ``_name`` (a subclass's own ``self._name`` is its business)."""
