@@ -222,7 +222,7 @@ def td_config_from_args(args: argparse.Namespace) -> TDConfig:
 
 def check_final_options(args: argparse.Namespace) -> list[str]:
     """The final table's opponents, checked before any training starts."""
-    from agents.base import make_agent
+    from agents.registry import make_agent
 
     opponents = [s.strip() for s in args.final_opponents.split(",") if s.strip()]
     if args.final_games < 0:
@@ -327,11 +327,10 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
 
 def fast_evaluate(args: argparse.Namespace) -> None:
     """The checkpoint against each other agent, all games batched (agents.quickeval)."""
-    from agents.base import make_agent
     from agents.checkpoint import load_checkpoint
     from agents.quickeval import win_rate
     from agents.stats import wilson
-    from qwirkle_env.env import DEFAULT_WINDOW
+    from qwirkle_env.spec import DEFAULT_WINDOW
 
     first = args.agents[0]
     if not first.lower().startswith("ckpt:") or args.players != 2:
@@ -344,18 +343,17 @@ def fast_evaluate(args: argparse.Namespace) -> None:
     print("|---|---|---|---|---|---|---|")
     for opp in args.agents[1:]:
         start = time.time()
-        r = win_rate(net, opp, args.games, make_agent, DEFAULT_WINDOW, seed=args.seed)
+        r = win_rate(net, opp, args.games, DEFAULT_WINDOW, seed=args.seed)
         lo, hi = wilson(r["win_rate"] * r["games"], r["games"])
         print(f"| {first} | {opp} | {r['games']} | {r['win_rate']:.1%} | {lo:.1%}-{hi:.1%} "
               f"| {r['margin']:+.1f} | {time.time() - start:.0f} |", flush=True)  # fmt: skip
 
 
 def cmd_play(args: argparse.Namespace) -> None:
-    from agents.base import make_agent
     from agents.human import play_human
 
     try:
-        play_human(args.opponent, make_agent, args.seat, args.seed, color=not args.no_color)
+        play_human(args.opponent, args.seat, args.seed, color=not args.no_color)
     except (EOFError, KeyboardInterrupt):
         print("\nbye")
 

@@ -1,22 +1,20 @@
-"""The agent interface, and a registry that builds agents from short spec strings.
+"""The agent interface: what every agent is, whatever it thinks with.
 
 An agent sees only a :class:`~qwirkle_env.view.PlayerView` (what its seat may know) and
 answers with the env's next sub-step action. Most scripted agents think in whole moves, so
 :class:`PlanningAgent` plans a move at the first sub-step of a turn and replays it one tile
-at a time. Specs are strings (``"greedy"``, ``"search:budget=0.1"``, ``"ckpt:PATH"``) so
-that worker processes can rebuild the same agents from a command line.
+at a time. ``agents.registry`` builds agents by name.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
 
 import numpy as np
 
 from qwirkle_env.actions import ActionCodec
-from qwirkle_env.moves import Exchange, Move, Placement
-from qwirkle_env.tiles import Tile
+from qwirkle_env.engine.moves import Exchange, Move, Placement
+from qwirkle_env.engine.tiles import Tile
 from qwirkle_env.view import PlayerView
 
 
@@ -92,88 +90,3 @@ def placement(items) -> Placement:
 
 def exchange(tile_ids) -> Exchange:
     return Exchange(Tile.from_id(t) for t in tile_ids)
-
-
-# --- registry --------------------------------------------------------------------------
-_REGISTRY: dict[str, Callable[..., Agent]] = {}
-
-
-def register(name: str) -> Callable:
-    """Class decorator: makes ``make_agent(name)`` build this agent."""
-
-    def deco(cls):
-        _REGISTRY[name] = cls
-        return cls
-
-    return deco
-
-
-def _value(text: str):
-    lowered = text.lower()
-    if lowered in ("true", "false"):
-        return lowered == "true"
-    if lowered in ("none", "null"):
-        return None
-    for kind in (int, float):
-        try:
-            return kind(text)
-        except ValueError:
-            pass
-    return text
-
-
-def parse_spec(spec: str) -> tuple[str, dict]:
-    """``"search:budget=0.1,k=8"`` -> ``("search", {"budget": 0.1, "k": 8})``."""
-    if not isinstance(spec, str) or not spec.strip():
-        raise ValueError(f"an agent spec is a non-empty string like 'greedy', got {spec!r}")
-    name, _, rest = spec.strip().partition(":")
-    kwargs = {}
-    for part in filter(None, (p.strip() for p in rest.split(","))):
-        key, eq, val = part.partition("=")
-        if not eq or not key.strip():
-            raise ValueError(
-                f"agent spec {spec!r}: option {part!r} is not key=value "
-                "(write e.g. 'search:budget=0.1,k=8')"
-            )
-        kwargs[key.strip()] = _value(val.strip())
-    return name.strip().lower(), kwargs
-
-
-def make_agent(spec: str) -> Agent:
-    """Builds an agent from a spec: ``random``, ``greedy``, ``heuristic``, ``search``,
-    options as ``name:key=value,...``, or ``ckpt:PATH`` for a trained policy."""
-    if isinstance(spec, str) and spec.strip().lower().startswith("ckpt:"):
-        path = spec.strip()[5:]
-        try:
-            from agents.policy import load_agent  # added by the PPO issue
-        except ModuleNotFoundError as err:
-            if err.name not in ("agents.policy",):
-                raise
-            raise ValueError(
-                f"agent spec {spec!r}: checkpoint agents need agents.policy.load_agent, "
-                "which is not installed yet"
-            ) from None
-        agent = load_agent(path)
-        agent.name = spec.strip()
-        return agent
-    _load_builtin()
-    name, kwargs = parse_spec(spec)
-    cls = _REGISTRY.get(name)
-    if cls is None:
-        known = ", ".join(sorted(_REGISTRY) + ["ckpt:PATH"])
-        raise ValueError(f"unknown agent {name!r} in spec {spec!r}; known agents: {known}")
-    try:
-        agent = cls(**kwargs)
-    except TypeError as err:
-        raise ValueError(f"agent spec {spec!r}: bad option ({err})") from None
-    agent.name = spec.strip()
-    return agent
-
-
-def agent_names() -> list[str]:
-    _load_builtin()
-    return sorted(_REGISTRY)
-
-
-def _load_builtin() -> None:
-    from agents import baselines, heuristic, search  # noqa: F401  (they register themselves)

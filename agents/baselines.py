@@ -9,14 +9,13 @@ from __future__ import annotations
 import random
 from collections import Counter
 
-from qwirkle_env.moves import Move
-from qwirkle_env.tiles import NUM_SHAPES
+from qwirkle_env.engine.moves import Move
+from qwirkle_env.engine.tiles import NUM_SHAPES
 from qwirkle_env.view import PlayerView
 
-from .base import PlanningAgent, exchange, placement, register
+from .base import PlanningAgent, exchange, placement
 
 
-@register("random")
 class RandomAgent(PlanningAgent):
     """Uniform over the full legal moves (each placement and each distinct exchange once).
 
@@ -28,7 +27,6 @@ class RandomAgent(PlanningAgent):
         return moves[self.rng.randrange(len(moves))]
 
 
-@register("greedy")
 class GreedyAgent(PlanningAgent):
     """The placement that scores most now, ties at random.
 

@@ -4,90 +4,29 @@ Each deal (one env seed) is played once per seat rotation of the agents, so ever
 gets every seat and every starting hand of that deal: the luck of the draw cancels out of
 the comparison. Games run through ``qwirkle_env.raw_env`` exactly as a learner would see
 them (sub-step actions, masks, player views); an illegal action raises at once.
-
-    python -m agents.evaluate --agents greedy random --games 400
+The command line is ``python train.py evaluate``.
 """
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import itertools
 import math
 import random
 import time
-from dataclasses import asdict, dataclass, field
 from multiprocessing import Pool
 from pathlib import Path
 
 from tqdm import tqdm
 
 from qwirkle_env import raw_env
-from qwirkle_env.board import Board
-from qwirkle_env.game import Game
-from qwirkle_env.lines import mask_of
-from qwirkle_env.moves import Placement
-from qwirkle_env.tiles import COPIES, NUM_TYPES
+from qwirkle_env.engine.board import Board
+from qwirkle_env.engine.moves import Placement
 
-from .base import Agent, make_agent, parse_spec
-
-
-@dataclass
-class GameRecord:
-    """One finished game; lists are by seat."""
-
-    lineup: int  # index into Results.lineups
-    deal: int
-    rotation: int
-    env_seed: int
-    deal_digest: str  # hash of the initial hands and bag order: equal across rotations
-    agents: list[int]  # agent index at each seat
-    scores: list[int]
-    winners: list[int]
-    qwirkles: list[int]
-    moves: list[int]  # turns taken
-    think: list[float]  # wall seconds spent in act()
-    end: str = "rules"  # or why it stopped early: "dead_board", "turn_cap", "truncated" (env)
-    fallbacks: list[int] = field(default_factory=list)  # sub-steps taken off a stale plan
-    think_cpu: list[float] = field(default_factory=list)  # CPU seconds spent in act()
-
-
-@dataclass
-class Results:
-    """Everything a tournament produced; ``summary()`` holds the per-agent table."""
-
-    names: list[str]
-    num_players: int
-    seed: int
-    lineups: list[list[int]]
-    records: list[GameRecord] = field(default_factory=list)
-    wall_s: float = 0.0
-
-    def summary(self) -> list[dict]:
-        from .report import summarise
-
-        return summarise(self)
-
-    def table(self) -> str:
-        from .report import format_table
-
-        return format_table(self)
-
-    def save(self, out_dir: str | Path) -> dict[str, Path]:
-        from .report import save_results
-
-        return save_results(self, Path(out_dir))
-
-    def to_dict(self) -> dict:
-        return {
-            "names": self.names,
-            "num_players": self.num_players,
-            "seed": self.seed,
-            "lineups": self.lineups,
-            "wall_s": self.wall_s,
-            "summary": self.summary(),
-            "games": [asdict(r) for r in self.records],
-        }
+from .base import Agent
+from .registry import make_agent, parse_spec
+from .report import save_results
+from .results import GameRecord, Results
 
 
 def count_qwirkles(history: list, num_players: int) -> list[int]:
@@ -120,22 +59,6 @@ def _agent(spec: str, seat: int) -> Agent:
     if key not in _AGENTS:
         _AGENTS[key] = make_agent(spec)
     return _AGENTS[key]
-
-
-def dead_board(game: Game) -> bool:
-    """No tile still off the table fits anywhere: nobody can ever place again.
-
-    The rules then leave the players exchanging for ever while the bag holds tiles (the game
-    ends only once the bag is empty), so the harness stops such a game and scores it as it
-    stands, as the rules do for a blocked game with an empty bag.
-    """
-    if game.over or not len(game.board):
-        return False
-    on_table = [0] * NUM_TYPES
-    for t in game.board._cells.values():
-        on_table[t] += 1
-    left = mask_of(t for t in range(NUM_TYPES) if on_table[t] < COPIES)
-    return not game.board.can_place(left)
 
 
 def play_game(
@@ -172,9 +95,6 @@ def play_game(
         env.step(action)
         if action == end:
             moves[seat] += 1
-            if dead_board(env.game):
-                why = "dead_board"
-                break
             if sum(moves) >= max_turns:
                 why = "turn_cap"
                 break
@@ -271,37 +191,5 @@ def run_tournament(
     results.wall_s = time.perf_counter() - start
     results.records.sort(key=lambda r: (r.lineup, r.deal, r.rotation))
     if out_dir is not None:
-        results.save(out_dir)
+        save_results(results, out_dir)
     return results
-
-
-def main(argv: list[str] | None = None) -> Results:
-    parser = argparse.ArgumentParser(
-        prog="python -m agents.evaluate",
-        description="Duplicate-deal matches between agents, with win rates and ratings.",
-    )
-    parser.add_argument("--agents", nargs="+", required=True, help="specs, e.g. greedy random")
-    parser.add_argument("--games", type=int, default=400, help="games per lineup")
-    parser.add_argument("--players", type=int, default=2, help="seats per game (2-4)")
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--processes", type=int, default=2)
-    parser.add_argument("--out", default=None, help="folder for CSV, JSON and plot")
-    parser.add_argument("--no-progress", action="store_true")
-    args = parser.parse_args(argv)
-    results = run_tournament(
-        args.agents,
-        args.games,
-        num_players=args.players,
-        seed=args.seed,
-        processes=args.processes,
-        out_dir=args.out,
-        progress=not args.no_progress,
-    )
-    print(results.table())
-    if args.out:
-        print(f"saved to {args.out}")
-    return results
-
-
-if __name__ == "__main__":
-    main()

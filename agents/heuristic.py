@@ -14,16 +14,15 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
-from qwirkle_env.board import FIT_H, FIT_V, Board
-from qwirkle_env.lines import mask_of
-from qwirkle_env.moves import Move
-from qwirkle_env.tiles import NUM_SHAPES, NUM_TYPES
+from qwirkle_env.engine.board import FIT_H, FIT_V, Board
+from qwirkle_env.engine.lines import mask_of
+from qwirkle_env.engine.moves import Move
+from qwirkle_env.engine.tiles import NUM_SHAPES, NUM_TYPES
+from qwirkle_env.spec import END_BONUS
 from qwirkle_env.view import PlayerView
 
-from .base import PlanningAgent, exchange, placement, register
+from .base import PlanningAgent, exchange, placement
 from .baselines import exchange_rule
-
-END_BONUS = 6
 
 
 @dataclass
@@ -74,7 +73,7 @@ def lines_through(board: Board, items) -> list[tuple[int, int]]:
     ``board`` already holds the placed tiles. The mask (tile types that would make a line of
     five a Qwirkle at one of its ends) is 0 for other lengths.
     """
-    front = board._front
+    front = board.frontier
     out = []
     for lo, hi, (dr, dc), n in board.runs_through(cell for cell, _ in items):
         mask = 0
@@ -116,7 +115,7 @@ class Evaluator:
         """Qwirkles opened for the next player or for us, lines opened; replies late on."""
         w = self.w
         board = self.view.board.copy()
-        board._place(list(items))
+        board.place_legal(list(items))
         if self.endgame:
             return -w.reply * self.best_reply(board, items)
         kept = Counter(self.view.hand)
@@ -141,7 +140,7 @@ class Evaluator:
             return 0.0
         if len(items) == len(self.view.hand):
             return 0.0  # we went out: the game is over
-        found = board._placements(mask_of(t for t, n in enumerate(self.unseen) if n))
+        found = board.placements_with_points(mask_of(t for t, n in enumerate(self.unseen) if n))
         best = 0
         for placed, pts in found:
             if len(placed) == self.opp_held and self.view.num_players == 2:
@@ -162,7 +161,6 @@ class Evaluator:
         return [(v, items) for v, _, items in top] + rest
 
 
-@register("heuristic")
 class HeuristicAgent(PlanningAgent):
     """Greedy plus judgement: gives away no cheap Qwirkle, keeps few tiles, hurries late.
 

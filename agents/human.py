@@ -17,8 +17,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from qwirkle_env import raw_env
-from qwirkle_env.moves import Placement
-from qwirkle_env.tiles import Tile
+from qwirkle_env.engine.moves import Placement
+from qwirkle_env.engine.tiles import Tile
+
+from .registry import make_agent
 
 HELP = __doc__.split("\n\n", 1)[1]
 
@@ -58,7 +60,6 @@ def parse_command(text: str, env: raw_env, moves: list) -> list[int] | str:
 
 def play_human(
     agent_spec: str,
-    make_agent: Callable,
     human_seat: int = 0,
     seed: int | None = None,
     color: bool = True,
@@ -83,7 +84,7 @@ def play_human(
                 _, move, points = env.game.history[-1]
                 write(f"{agent_spec} plays {move} for {points} points")
             continue
-        board, placed = env._board_now()
+        board, placed = env.board_now()
         write(render.game_ansi(env.game, board=board, highlight=placed, color=color))
         text = read("your move> ").strip()
         if text in ("quit", "exit"):
@@ -111,7 +112,7 @@ def play_human(
             for a in actions:
                 if not env.observe(env.agent_selection)["action_mask"][a]:
                     write(f"invalid: {env.codec.describe(a, env.player_view().origin)}: "
-                          f"{env._why_illegal(a)}")  # fmt: skip
+                          f"{env.why_illegal(a)}")  # fmt: skip
                     failed = True
                     break
                 env.step(a)

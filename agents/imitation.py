@@ -13,13 +13,15 @@ import random
 import numpy as np
 import torch
 
-from qwirkle_env.env import NUM_FEATURES, raw_env
+from qwirkle_env import raw_env
+from qwirkle_env.spec import NUM_FEATURES, win_reward
 
 from .network import PolicyValueNet, masked_logits
-from .selfplay import Buffer, episode_over, win_reward
+from .registry import make_agent
+from .selfplay import Buffer, episode_over
 
 
-def teacher_games(cfg, make_agent, games: int, seed: int) -> Buffer:
+def teacher_games(cfg, games: int, seed: int) -> Buffer:
     """Plays ``games`` teacher-vs-teacher games; every sub-step of every seat is stored,
     with its discounted shaped return in ``buf.values`` (the value target)."""
     env = raw_env(cfg.num_players, cfg.window, "margin", cfg.strict_opening)

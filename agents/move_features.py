@@ -23,11 +23,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from qwirkle_env.board import C_D, C_L, C_R, C_U, LEN_H, LEN_V, N_D, N_L, N_R, N_U, Board
-from qwirkle_env.game import END_BONUS, Game
-from qwirkle_env.hand import HAND_SIZE, distinct_exchanges, remove_tiles
-from qwirkle_env.lines import ALL, COMPAT, MAX_LINE, ids_of, mask_of
-from qwirkle_env.tiles import COPIES, NUM_SHAPES, NUM_TILES, NUM_TYPES
+from qwirkle_env.engine.board import C_D, C_L, C_R, C_U, LEN_H, LEN_V, N_D, N_L, N_R, N_U, Board
+from qwirkle_env.engine.game import END_BONUS, Game
+from qwirkle_env.engine.hand import HAND_SIZE, distinct_exchanges, remove_tiles
+from qwirkle_env.engine.lines import ALL, COMPAT, MAX_LINE, ids_of, mask_of
+from qwirkle_env.engine.tiles import COPIES, NUM_SHAPES, NUM_TILES, NUM_TYPES
 from qwirkle_env.view import PlayerView
 
 from .heuristic import chance_opponent_holds
@@ -80,13 +80,13 @@ class Position:
         seat = game.current
         return cls(
             game.board, list(game.hands[seat]), seat, list(game.scores),
-            [len(h) for h in game.hands], len(game.bag), game._placements(),
+            [len(h) for h in game.hands], len(game.bag), game.placements_with_points(),
             game.opening_size is None and len(game.bag) > 0,
         )  # fmt: skip
 
     def unseen(self) -> list[int]:
         """Copies of each tile type in the opponents' hands or the bag."""
-        counts = self.board._counts
+        counts = self.board.type_counts
         out = [COPIES - counts[t] for t in range(NUM_TYPES)]
         for t in self.hand:
             out[t] -= 1
@@ -211,15 +211,15 @@ def _playable_types(board: Board) -> int:
     if not len(board):
         return ALL
     mask = 0
-    for fit in board._fits.values():
+    for fit in board.fit_masks.values():
         mask |= fit
     return mask
 
 
 def _line_features(row: list, board: Board, items, kept: Counter, risk: _Risk) -> None:
     """Lines through the placed tiles once placed: (length, compatible mask) each."""
-    cells = board._cells
-    front = board._front
+    cells = board.tile_ids
+    front = board.frontier
     lines = []
     if len(items) == 1:
         (p, t), = items  # fmt: skip
@@ -345,18 +345,22 @@ class _LookAhead:
         board = self.board
         if items:
             board = board.copy()
-            board._place(list(items))
+            board.place_legal(list(items))
         total, out = 0.0, 0.0
         for hand in self.opp:
             best = 0
-            for placed, pts in board._placements(hand):
+            for placed, pts in board.placements_with_points(hand):
                 if self.exact and len(placed) == self.held:
                     pts += END_BONUS
                     out = 1.0
                 best = max(best, pts)
             total += best
         mine = kept + self.draw[: HAND_SIZE - len(kept)] if self.draw else kept
-        top = max((pts for _, pts in board._placements(mask_of(mine))), default=0) if mine else 0
+        top = (
+            max((pts for _, pts in board.placements_with_points(mask_of(mine))), default=0)
+            if mine
+            else 0
+        )
         row[28] = total / max(len(self.opp), 1) / POINT_SCALE
         row[29] = out
         row[30] = top / POINT_SCALE

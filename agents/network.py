@@ -24,10 +24,9 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from qwirkle_env.env import NUM_FEATURES, NUM_PLANES
-from qwirkle_env.tiles import NUM_TYPES
+from qwirkle_env.engine.tiles import NUM_TYPES
+from qwirkle_env.spec import MASKED_LOGIT, NUM_FEATURES, NUM_PLANES
 
-MASKED_LOGIT = -1e8  # finite, so 0 * logit stays 0 in the entropy (-inf would give NaN)
 MARGIN = 6  # cells around the tiles the trunk sees; placements reach at most 5
 
 

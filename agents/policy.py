@@ -1,6 +1,6 @@
 """A trained network as an Agent, so checkpoints play in the evaluation harness.
 
-    make_agent("ckpt:checkpoints/qwirkle_ppo.pt")   # via agents.base
+    make_agent("ckpt:checkpoints/qwirkle_ppo.pt")   # via agents.registry
     load_agent("checkpoints/qwirkle_ppo.pt", greedy=True)
 
 A checkpoint holds either a tile-level policy (masked PPO; ``PolicyAgent``) or a
@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from qwirkle_env.env import split_observation
+from qwirkle_env.observation import split_observation
 from qwirkle_env.view import PlayerView
 
 from .base import Agent

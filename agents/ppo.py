@@ -24,7 +24,7 @@ import numpy as np
 import torch
 
 from qwirkle_env.actions import ActionCodec
-from qwirkle_env.env import DEFAULT_WINDOW, NUM_FEATURES
+from qwirkle_env.spec import DEFAULT_WINDOW, NUM_FEATURES
 
 from .network import NetConfig, PolicyValueNet, masked_distribution
 from .selfplay import Buffer, SelfPlay
@@ -155,8 +155,9 @@ def ppo_loss(
 
 
 def train(cfg: PPOConfig, hooks) -> PolicyValueNet:
-    """Runs the whole schedule. ``hooks`` (train.py's Run) provides ``make_agent``,
-    ``log(step, dict)``, ``evaluate(net, step)``, ``checkpoint(net, step)``, ``progress``."""
+    """Runs the whole schedule. ``hooks`` (``agents.runlog.Run``) provides ``initial``
+    (weights to start from, or None), ``log(step, dict)``, ``evaluate(net, step)``,
+    ``checkpoint(net, step)`` and ``progress(step, dict)``."""
     torch.manual_seed(cfg.seed)
     torch.set_num_threads(cfg.threads)
     device = torch.device(cfg.device)
@@ -168,7 +169,7 @@ def train(cfg: PPOConfig, hooks) -> PolicyValueNet:
         from .imitation import clone, teacher_games
 
         t0 = time.time()
-        data = teacher_games(cfg, hooks.make_agent, cfg.bc_games, cfg.seed + 1)
+        data = teacher_games(cfg, cfg.bc_games, cfg.seed + 1)
         hooks.log(0, {"bc_samples": data.size, "bc_gen_s": time.time() - t0})
         net.train()
         clone(
@@ -187,7 +188,7 @@ def train(cfg: PPOConfig, hooks) -> PolicyValueNet:
     hooks.evaluate(net, 0)  # the learning curve's first point
 
     opt = torch.optim.Adam(net.parameters(), lr=cfg.lr, eps=1e-5)
-    play, buf = make_rollouts(cfg, device, hooks.make_agent)
+    play, buf = make_rollouts(cfg, device)
     pool_net = PolicyValueNet(cfg.net).to(device)
     pool: deque[dict] = deque(maxlen=cfg.pool_size)
     pool.append({k: v.clone() for k, v in net.state_dict().items()})
@@ -232,7 +233,7 @@ def train(cfg: PPOConfig, hooks) -> PolicyValueNet:
     return net
 
 
-def make_rollouts(cfg: PPOConfig, device: torch.device, make_agent):
+def make_rollouts(cfg: PPOConfig, device: torch.device):
     """The games and the buffer of the configured backend."""
     num_actions = ActionCodec(cfg.window).num_actions
     if cfg.backend == "vector":
@@ -241,7 +242,7 @@ def make_rollouts(cfg: PPOConfig, device: torch.device, make_agent):
         buf = CompactBuffer(cfg.rollout_steps * 2, cfg.window, num_actions, NUM_FEATURES)
         return VectorSelfPlay(cfg, device), buf
     buf = Buffer(cfg.rollout_steps * 2, cfg.window, num_actions, NUM_FEATURES)
-    return SelfPlay(cfg, device, make_agent), buf
+    return SelfPlay(cfg, device), buf
 
 
 def summarise_games(games) -> dict:

@@ -12,10 +12,13 @@ import random
 import numpy as np
 import torch
 
-from qwirkle_env.env import raw_env, split_observation
+from qwirkle_env import raw_env
+from qwirkle_env.observation import split_observation
+from qwirkle_env.spec import win_reward
 
 from .network import PolicyValueNet, masked_logits
-from .selfplay import episode_over, win_reward
+from .registry import make_agent
+from .selfplay import episode_over
 
 
 @torch.no_grad()
@@ -23,7 +26,6 @@ def win_rate(
     net: PolicyValueNet,
     opponent_spec: str,
     games: int,
-    make_agent,
     window: int,
     num_players: int = 2,
     strict_opening: bool = True,

@@ -21,13 +21,10 @@ from .quickeval import win_rate
 
 class Run:
     def __init__(self, cfg, out_dir: str | Path, initial: dict | None = None, bar: bool = True):
-        from .base import make_agent
-
         self.cfg = cfg
         self.dir = Path(out_dir)
         (self.dir / "checkpoints").mkdir(parents=True, exist_ok=True)
         (self.dir / "config.json").write_text(json.dumps(cfg.to_dict(), indent=2))
-        self.make_agent = make_agent
         self.initial = initial
         self.rows: list[dict] = []
         self.evals: list[dict] = []
@@ -68,7 +65,7 @@ class Run:
         result = {}
         for spec in [s.strip() for s in cfg.eval_opponents.split(",") if s.strip()]:
             r = win_rate(
-                net, spec, cfg.eval_games, self.make_agent, cfg.window, cfg.num_players,
+                net, spec, cfg.eval_games, cfg.window, cfg.num_players,
                 cfg.strict_opening, seed=12345, device=cfg.device,
             )  # fmt: skip
             result[f"eval_win_{spec}"] = r["win_rate"]

@@ -13,12 +13,12 @@ from __future__ import annotations
 import random
 import time
 
-from qwirkle_env.game import Game
-from qwirkle_env.hand import HAND_SIZE
-from qwirkle_env.moves import Move
+from qwirkle_env.engine.game import Game
+from qwirkle_env.engine.hand import HAND_SIZE
+from qwirkle_env.engine.moves import Move
 from qwirkle_env.view import PlayerView
 
-from .base import PlanningAgent, exchange, placement, register
+from .base import PlanningAgent, exchange, placement
 from .baselines import exchange_rule
 from .heuristic import Evaluator, Weights
 
@@ -30,15 +30,15 @@ def greedy_rollout(game: Game, turns: int | None, rng: random.Random) -> None:
     n = 0
     limit = MAX_ROLLOUT if turns is None else turns
     while not game.over and n < limit:
-        found = game._placements()
+        found = game.placements_with_points()
         if found:
             top = max(p for _, p in found)
             best = [items for items, p in found if p == top]
             items = best[rng.randrange(len(best))] if len(best) > 1 else best[0]
-            game._apply_placement(list(items))
+            game.apply_placement(list(items))
         else:
             hand = game.hands[game.current]
-            game._apply_exchange(exchange_rule(hand, len(game.bag), rng))
+            game.apply_exchange(exchange_rule(hand, len(game.bag), rng))
         n += 1
 
 
@@ -49,7 +49,6 @@ def margin(game: Game, seat: int) -> float:
     return scores[seat] - others
 
 
-@register("search")
 class SearchAgent(PlanningAgent):
     """Determinised Monte Carlo over the heuristic's top-k moves with greedy rollouts.
 
@@ -112,9 +111,9 @@ class SearchAgent(PlanningAgent):
             for i, cand in enumerate(cands):
                 game = deal.clone()
                 if cand[0] == "place":
-                    game._apply_placement(list(cand[1]))
+                    game.apply_placement(list(cand[1]))
                 else:
-                    game._apply_exchange(list(cand[1]))
+                    game.apply_exchange(list(cand[1]))
                 greedy_rollout(game, depth, random.Random(seed))
                 totals[i] += margin(game, view.seat)
             done += 1

@@ -17,9 +17,12 @@ import time
 import numpy as np
 import torch
 
-from qwirkle_env.env import NUM_PLANES, raw_env, split_observation
+from qwirkle_env import raw_env
+from qwirkle_env.observation import split_observation
+from qwirkle_env.spec import NUM_PLANES, win_reward
 
 from .network import PolicyValueNet, sample_legal
+from .registry import make_agent
 
 LEARNER, POOL = "learner", "pool"
 
@@ -27,14 +30,6 @@ LEARNER, POOL = "learner", "pool"
 def episode_over(env) -> bool:
     """The game ended, or the env truncated it (no legal move fits a small window)."""
     return env.game.over or any(env.truncations.values())
-
-
-def win_reward(scores: list[int], seat: int) -> float:
-    """The env's "win" reward: +1/-1 with two players, zero-sum and shared on ties."""
-    n, top = len(scores), max(scores)
-    winners = [s for s in range(n) if scores[s] == top]
-    won = 1.0 / len(winners) if seat in winners else 0.0
-    return n / (n - 1) * (won - 1.0 / n)
 
 
 class Buffer:
@@ -199,14 +194,13 @@ class SelfPlay(SeatBook):
     learner seat (random) against a pool snapshot; or against a scripted agent.
     """
 
-    def __init__(self, cfg, device: torch.device, make_scripted) -> None:
+    def __init__(self, cfg, device: torch.device) -> None:
         super().__init__(cfg, device)
         self.envs = [
             raw_env(cfg.num_players, cfg.window, "margin", cfg.strict_opening)
             for _ in range(cfg.num_envs)
         ]
         self.codec = self.envs[0].codec
-        self.make_scripted = make_scripted  # spec -> Agent
         self.scripted_specs = [s for s in cfg.scripted.split(",") if s.strip()]
         # one scripted agent per (env, spec, seat): planning agents keep a per-game queue
         self.scripted_cache: dict[tuple[int, str], list] = {}
@@ -225,7 +219,7 @@ class SelfPlay(SeatBook):
         elif roll < cfg.p_pool + cfg.p_scripted and self.scripted_specs:
             spec = self.rng.choice(self.scripted_specs).strip()
             if (i, spec) not in self.scripted_cache:
-                self.scripted_cache[i, spec] = [self.make_scripted(spec) for _ in range(n)]
+                self.scripted_cache[i, spec] = [make_agent(spec) for _ in range(n)]
             other = spec
         else:
             other = LEARNER

@@ -29,14 +29,14 @@ from multiprocessing import get_context
 import numpy as np
 import torch
 
-from qwirkle_env.game import Game
+from qwirkle_env.engine.game import Game
+from qwirkle_env.spec import win_reward
 from qwirkle_env.view import PlayerView
 
-from .base import make_agent
 from .evaluate import MAX_TURNS
 from .move_features import DEFAULT_LOOK_AHEAD, POINT_SCALE, LookAhead, Position, candidates
+from .registry import make_agent
 from .search import margin
-from .selfplay import win_reward
 from .value_agent import select
 from .value_net import MoveValueNet, ValueNetConfig
 
@@ -162,9 +162,9 @@ def play_game(
             i = select(layers, cands, temperature, rng, how)
             kind, what = cands.move(i)
             if kind == "place":
-                game._apply_placement(list(what), checked=True)
+                game.apply_placement(list(what), checked=True)
             else:
-                game._apply_exchange(list(what))
+                game.apply_exchange(list(what))
             feats[seat].append(cands.features[i])
             margins[seat].append(margin(game, seat))
         turns += 1

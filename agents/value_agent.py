@@ -12,7 +12,7 @@ import random
 
 import numpy as np
 
-from qwirkle_env.moves import Move
+from qwirkle_env.engine.moves import Move
 from qwirkle_env.view import PlayerView
 
 from .base import PlanningAgent, exchange, placement

@@ -24,8 +24,8 @@ from __future__ import annotations
 import numpy as np
 import torch
 
-from qwirkle_env.compact import torch_legal_actions, torch_planes
 from qwirkle_env.vector import VectorQwirkle
+from qwirkle_env.vector.compact import torch_legal_actions, torch_planes
 
 from .network import PolicyValueNet
 from .selfplay import Buffer, SeatBook

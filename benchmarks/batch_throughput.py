@@ -28,8 +28,8 @@ import numpy as np
 
 
 def measure_vector(batch: int, seconds: float, copy: bool = False, dense: bool = False):
-    from qwirkle_env.compact import dense_mask, dense_observation
     from qwirkle_env.vector import VectorQwirkle
+    from qwirkle_env.vector.compact import dense_mask, dense_observation
 
     vec = VectorQwirkle(batch, copy=copy)
     rng = np.random.default_rng(0)

@@ -6,11 +6,11 @@
 Rows:
 - move generation on mid-game positions (moves 10 to 40 of 2-player games between random
   placers), each call timed alone: the public ``Board.legal_placements(tiles)`` (sorted
-  Tile tuples), the internal ``Board._placements(hand_mask)`` (what the env and the
+  Tile tuples), the internal ``Board.placements_with_points(hand_mask)`` (what the env and the
   agents use) and the full ``Game.legal_moves()`` (placements and exchanges);
 - 2-player games per second, whole games from ``Game(2, seed)`` to the end:
   * random: uniform over ``Game.legal_moves()``, placements and exchanges alike;
-  * greedy: the placement with the highest immediate score (from ``Game._placements``,
+  * greedy: the placement with the highest immediate score (from ``Game.placements_with_points``,
     which carries the points), ties broken uniformly at random; when no tile fits it
     exchanges its whole hand (as many tiles as the bag holds). Moves go through the public
     ``Game.apply``.
@@ -28,7 +28,7 @@ import statistics
 import time
 
 from qwirkle_env import Exchange, Game, Placement, Tile
-from qwirkle_env.lines import mask_of
+from qwirkle_env.engine.lines import mask_of
 
 
 def mid_game_positions(count: int, seed: int) -> list[Game]:
@@ -44,12 +44,12 @@ def mid_game_positions(count: int, seed: int) -> list[Game]:
         while not game.over and move <= 40:
             if move in keep:
                 positions.append(game.clone())
-            found = game._placements()
+            found = game.placements_with_points()
             if found:
-                game._apply_placement(list(rng.choice(found)[0]))
+                game.apply_placement(list(rng.choice(found)[0]))
             else:
                 hand = game.hands[game.current]
-                game._apply_exchange(hand[: min(len(hand), len(game.bag))])
+                game.apply_exchange(hand[: min(len(hand), len(game.bag))])
             move += 1
     return positions[:count]
 
@@ -73,7 +73,7 @@ def random_move(game: Game, rng: random.Random):
 
 
 def greedy_move(game: Game, rng: random.Random):
-    found = game._placements()
+    found = game.placements_with_points()
     if found:
         best = max(points for _, points in found)
         items = rng.choice([items for items, points in found if points == best])
@@ -123,7 +123,10 @@ def main() -> None:
     rows = []
     calls = [
         ("Board.legal_placements(tiles)", lambda g: g.board.legal_placements(hands[id(g)])),
-        ("Board._placements(hand_mask)", lambda g: g.board._placements(masks[id(g)])),
+        (
+            "Board.placements_with_points(hand_mask)",
+            lambda g: g.board.placements_with_points(masks[id(g)]),
+        ),
         ("Game.legal_moves()", lambda g: g.legal_moves()),
     ]
     sizes = [len(g.board.legal_placements(hands[id(g)])) for g in positions]

@@ -59,7 +59,7 @@ def main() -> None:
     warnings.simplefilter("ignore")
 
     from qwirkle_env import env, raw_env
-    from qwirkle_env.env import DEFAULT_WINDOW
+    from qwirkle_env.spec import DEFAULT_WINDOW
 
     rows = []
     for n in (2, 3, 4):

@@ -11,7 +11,7 @@ Rows, measured one after the other in one run:
 - ``ppo``: agents.ppo's collection on the AEC envs (rollout_steps learner sub-steps from
   num_envs games stepped together, one batched forward per sub-step), then its update,
   from the tile-level checkpoint's weights after a warm-up of about one game per env (as
-  agents.rollout_bench does: an untrained policy and fresh games would time only the
+  benchmarks/rollout_backends.py does: an untrained policy and fresh games would time only the
   cheap opening positions). A turn there is every sub-step up to and including "end".
 
 A decision is one whole turn of the learner. Collection time is split from update time so
@@ -71,7 +71,6 @@ def td_row(processes: int, seconds: float, seed: int) -> dict:
 
 def ppo_row(iterations: int, num_envs: int, ckpt: str) -> dict:
     """PPO iterations as agents.ppo.train runs them; turns counted by "end" actions."""
-    from agents.base import make_agent
     from agents.checkpoint import load_checkpoint
     from agents.network import PolicyValueNet
     from agents.ppo import PPOConfig, make_rollouts, ppo_update
@@ -80,7 +79,7 @@ def ppo_row(iterations: int, num_envs: int, ckpt: str) -> dict:
     torch.set_num_threads(cfg.threads)
     net = load_checkpoint(ckpt)[0]
     opt = torch.optim.Adam(net.parameters(), lr=cfg.lr, eps=1e-5)
-    play, buf = make_rollouts(cfg, torch.device("cpu"), make_agent)
+    play, buf = make_rollouts(cfg, torch.device("cpu"))
     play.set_pool([net.state_dict()], PolicyValueNet(cfg.net))
     play.collect(net, buf, 100 * num_envs)  # warm-up: a steady mix of early and late boards
     play.remap(buf.carry_pending())

@@ -23,7 +23,7 @@ from qwirkle_env import Game
 
 def play_and_measure(game: Game, policy: str, rng: random.Random, stats: dict) -> None:
     while not game.over:
-        placements = game._placements()
+        placements = game.placements_with_points()
         box = game.board.bounds()
         if box is not None and placements:
             r0, r1, c0, c1 = box
@@ -40,12 +40,12 @@ def play_and_measure(game: Game, policy: str, rng: random.Random, stats: dict) -
         if policy == "greedy" and placements:
             best = max(p for _, p in placements)
             items = rng.choice([i for i, p in placements if p == best])
-            game._apply_placement(list(items))
+            game.apply_placement(list(items))
             continue
         n_moves = len(placements) + len(exchanges)
         k = rng.randrange(n_moves)
         if k < len(placements):
-            game._apply_placement(list(placements[k][0]))
+            game.apply_placement(list(placements[k][0]))
         else:
             game.apply(exchanges[k - len(placements)])
 

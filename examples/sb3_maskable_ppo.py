@@ -25,11 +25,13 @@ from gymnasium import spaces
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 
-from agents.base import Agent, register
+from agents.base import Agent
 from agents.evaluate import run_tournament
+from agents.registry import register
 from qwirkle_env.actions import ActionCodec
-from qwirkle_env.env import NUM_FEATURES, NUM_PLANES, split_observation
-from qwirkle_env.tiles import NUM_TYPES
+from qwirkle_env.engine.tiles import NUM_TYPES
+from qwirkle_env.observation import split_observation
+from qwirkle_env.spec import NUM_FEATURES, NUM_PLANES
 from qwirkle_env.view import PlayerView
 from qwirkle_env.wrappers import ENV_ID
 

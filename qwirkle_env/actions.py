@@ -13,9 +13,9 @@ the origin (r0, c0) is fixed for the whole turn.
 
 from __future__ import annotations
 
-from .board import Board, Cell
-from .moves import Exchange, Move, Placement
-from .tiles import NUM_TYPES, Tile
+from .engine.board import Board, Cell
+from .engine.moves import Exchange, Move, Placement
+from .engine.tiles import NUM_TYPES, Tile
 
 
 class ActionCodec:
@@ -65,9 +65,9 @@ class ActionCodec:
 
     def decode(self, action: int) -> tuple:
         """("place", tile_id, row, col), ("exchange", tile_id) or ("end",)."""
-        return self._decode(self.check(action))
+        return self.decode_checked(self.check(action))
 
-    def _decode(self, action: int) -> tuple:
+    def decode_checked(self, action: int) -> tuple:
         """``decode`` of an action already checked to be an int in range."""
         if action == self.end:
             return ("end",)
@@ -132,3 +132,14 @@ class ActionCodec:
             actions.append(self.place(tiles[i], r, c))
         actions.append(self.end)
         return actions
+
+
+def outside_window(placements, origin: tuple[int, int], window: int) -> int:
+    """How many of these placements (as ``Board.placements_with_points`` lists them) put a tile
+    outside the window whose top-left table cell is ``origin``."""
+    r0, c0 = origin
+    return sum(
+        1
+        for items, _ in placements
+        if any(not (0 <= r - r0 < window and 0 <= c - c0 < window) for (r, c), _ in items)
+    )

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 from gymnasium import spaces
 
-from .env import raw_env
+from .aec import raw_env
 
 
 class MultiAgentDictEnv:

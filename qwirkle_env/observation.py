@@ -4,22 +4,49 @@ The planes change little between steps, so they are kept: a placed tile sets thr
 entries, and a new turn only shifts the window (the table is redrawn when the window
 stops holding all of it). The mover's 126 features are kept through its turn and
 updated per sub-step; anyone else's are rebuilt per call.
-Layout: the table in ``qwirkle_env.env``'s docstring and docs/environment.md.
+Layout: the table in ``qwirkle_env.aec``'s docstring and docs/environment.md.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .game import MAX_PLAYERS, Game
-from .tiles import COPIES, NUM_TYPES
-from .turn import Turn
+from .engine.game import Game
+from .engine.turn import Turn
+from .spec import (
+    BAG,
+    COPIES,
+    EXCHANGE,
+    EXCHANGING,
+    HAND_SIZE,
+    HAND_SIZES,
+    MAX_PLAYERS,
+    MAY_END,
+    NUM_FEATURES,
+    NUM_PLANES,
+    NUM_SHAPES,
+    NUM_TILES,
+    NUM_TYPES,
+    OPENING,
+    PLACED_PLANE,
+    PLACING,
+    SCORES,
+    SEATS,
+    SHAPE_PLANES,
+    TO_MOVE,
+    UNSEEN,
+)
 
-NUM_PLANES = 13
-NUM_FEATURES = 3 * NUM_TYPES + 1 + 3 * MAX_PLAYERS + 5
+__all__ = [
+    "NUM_FEATURES",
+    "NUM_PLANES",
+    "Observer",
+    "observation_high",
+    "observation_size",
+    "split_observation",
+]
+
 MAX_SCORE = 1000.0  # the Box's bound for scores; no game comes near it
-_HAND_SIZES = 3 * NUM_TYPES + 5  # first of the hand sizes
-_FLAGS = 3 * NUM_TYPES + 13  # first of the flags
 
 
 def observation_size(window: int) -> int:
@@ -37,10 +64,10 @@ def observation_high(window: int) -> np.ndarray:
     """Upper bounds of each entry, for the observation Box."""
     high = np.ones(observation_size(window), dtype=np.float32)
     base = NUM_PLANES * window * window
-    high[base : base + 3 * NUM_TYPES] = COPIES
-    high[base + 108] = 108
-    high[base + 109 : base + 113] = MAX_SCORE
-    high[base + 113 : base + 117] = 6
+    high[base : base + BAG] = COPIES
+    high[base + BAG] = NUM_TILES
+    high[base + SCORES : base + SCORES + MAX_PLAYERS] = MAX_SCORE
+    high[base + HAND_SIZES : base + HAND_SIZES + MAX_PLAYERS] = HAND_SIZE
     return high
 
 
@@ -79,20 +106,20 @@ class Observer:
         """Planes for the new turn's window; shifts the last ones when it can."""
         w = self.window
         r0, c0 = origin
-        cells = game.board._cells
+        cells = game.board.tile_ids
         planes = self._flat[: self._cut].reshape(NUM_PLANES, w, w)
         if self._drawn and self._covers and len(cells) == self._tiles:
             # The last turn's tiles are already drawn: only the window moved.
             dr, dc = r0 - self.origin[0], c0 - self.origin[1]
-            planes[12] = 0.0
+            planes[PLACED_PLANE] = 0.0
             if dr or dc:
                 src_r = slice(max(dr, 0), w + min(dr, 0))
                 dst_r = slice(max(-dr, 0), w - max(dr, 0))
                 src_c = slice(max(dc, 0), w + min(dc, 0))
                 dst_c = slice(max(-dc, 0), w - max(dc, 0))
-                kept = planes[:12, src_r, src_c].copy()
-                planes[:12] = 0.0
-                planes[:12, dst_r, dst_c] = kept
+                kept = planes[:PLACED_PLANE, src_r, src_c].copy()
+                planes[:PLACED_PLANE] = 0.0
+                planes[:PLACED_PLANE, dst_r, dst_c] = kept
         else:
             planes[...] = 0.0
             counts = [0] * NUM_TYPES
@@ -102,8 +129,8 @@ class Observer:
                 rows, cols = rc[:, 0] - r0, rc[:, 1] - c0
                 inside = (rows >= 0) & (rows < w) & (cols >= 0) & (cols < w)
                 rows, cols, kept = rows[inside], cols[inside], ids[inside]
-                planes[kept // 6, rows, cols] = 1.0
-                planes[6 + kept % 6, rows, cols] = 1.0
+                planes[kept // NUM_SHAPES, rows, cols] = 1.0
+                planes[SHAPE_PLANES + kept % NUM_SHAPES, rows, cols] = 1.0
                 for t in cells.values():
                     counts[t] += 1
             self.table_counts = counts
@@ -124,9 +151,9 @@ class Observer:
         ww = self.window * self.window
         at = r * self.window + c
         flat = self._flat
-        flat[t // 6 * ww + at] = 1.0
-        flat[(6 + t % 6) * ww + at] = 1.0
-        flat[12 * ww + at] = 1.0
+        flat[t // NUM_SHAPES * ww + at] = 1.0
+        flat[(SHAPE_PLANES + t % NUM_SHAPES) * ww + at] = 1.0
+        flat[PLACED_PLANE * ww + at] = 1.0
 
     def observation(self, game: Game, turn: Turn, seat: int, to_move: bool) -> np.ndarray:
         flat = self._flat
@@ -142,7 +169,7 @@ class Observer:
         cached = self._acting
         if to_move and cached is not None and cached[0] is turn and cached[1] == seat:
             f = cached[2]
-            f[_FLAGS + 4] = turn.can_end()
+            f[MAY_END] = turn.can_end()
             return f
         f = self._features(game, turn, seat, to_move)
         if to_move:
@@ -156,12 +183,12 @@ class Observer:
             return
         f = cached[2]
         f[tile] -= 1.0
-        f[_HAND_SIZES] -= 1.0  # the mover's own seat comes first
+        f[HAND_SIZES] -= 1.0  # the mover's own seat comes first
         if exchanged:
-            f[NUM_TYPES + tile] += 1.0
-            f[_FLAGS + 3] = 1.0
+            f[EXCHANGE + tile] += 1.0
+            f[EXCHANGING] = 1.0
         else:
-            f[_FLAGS + 2] = 1.0
+            f[PLACING] = 1.0
 
     def _features(self, game: Game, turn: Turn, seat: int, to_move: bool) -> np.ndarray:
         """The features computed afresh (entries written one by one: cheaper here than
@@ -169,17 +196,15 @@ class Observer:
         acting = seat == game.current and not game.over
         hand = turn.hand_left if acting else game.hands[seat]
         f = np.zeros(NUM_FEATURES, dtype=np.float32)
-        unseen = 2 * NUM_TYPES
-        f[unseen : unseen + NUM_TYPES] = self._unseen
+        f[UNSEEN : UNSEEN + NUM_TYPES] = self._unseen
         for t in hand:
             f[t] += 1.0
-            f[unseen + t] -= 1.0
+            f[UNSEEN + t] -= 1.0
         if acting:
             for t in turn.exchange:
-                f[NUM_TYPES + t] += 1.0
-                f[unseen + t] -= 1.0
-        base = 3 * NUM_TYPES
-        f[base] = len(game.bag)
+                f[EXCHANGE + t] += 1.0
+                f[UNSEEN + t] -= 1.0
+        f[BAG] = len(game.bag)
         n = self.num_players
         busy = len(turn.placed) + len(turn.exchange)
         current = game.current
@@ -187,14 +212,13 @@ class Observer:
         scores = game.scores
         for k in range(n):
             other = (seat + k) % n
-            f[base + 1 + k] = scores[other]
-            f[base + 5 + k] = len(hands[other]) - (busy if other == current else 0)
-            f[base + 9 + k] = 1.0
-        flags = base + 13
-        f[flags] = to_move
-        f[flags + 1] = game.opening_size is not None
+            f[SCORES + k] = scores[other]
+            f[HAND_SIZES + k] = len(hands[other]) - (busy if other == current else 0)
+            f[SEATS + k] = 1.0
+        f[TO_MOVE] = to_move
+        f[OPENING] = game.opening_size is not None
         if acting:
-            f[flags + 2] = bool(turn.placed)
-            f[flags + 3] = bool(turn.exchange)
-            f[flags + 4] = to_move and turn.can_end()
+            f[PLACING] = bool(turn.placed)
+            f[EXCHANGING] = bool(turn.exchange)
+            f[MAY_END] = to_move and turn.can_end()
         return f

@@ -6,7 +6,7 @@ other name comes from the entry-point group ``qwirkle_env.opponents``: each entr
 named after the spec's head (``greedy`` for ``"greedy"`` and ``"greedy:foo=1"``) and loads a
 factory that takes the whole spec string and returns an agent. This project's
 ``pyproject.toml`` points ``greedy``, ``heuristic``, ``search`` and ``ckpt`` at
-``agents.base:make_agent``; another package can add its own agents the same way without
+``agents.registry:make_agent``; another package can add its own agents the same way without
 either side importing the other.
 """
 

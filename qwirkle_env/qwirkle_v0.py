@@ -7,6 +7,6 @@ code written against v0 keeps meaning what it meant.
 
 from __future__ import annotations
 
-from .env import env, raw_env
+from .aec import env, raw_env
 
 __all__ = ["env", "raw_env"]

@@ -12,13 +12,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .bag import Bag
-from .board import Board
-from .game import Game
-from .hand import distinct_exchanges
-from .lines import mask_of
-from .moves import Exchange, Move, Placement
-from .tiles import COPIES, NUM_TYPES, Tile
+from .engine.board import Board
+from .engine.game import Game
+from .engine.hand import distinct_exchanges
+from .engine.lines import mask_of
+from .engine.moves import Exchange, Move, Placement
+from .engine.tiles import COPIES, NUM_TYPES, Tile
 
 
 @dataclass
@@ -71,7 +70,7 @@ class PlayerView:
         With a window (a view from the env), only placements the window can show: those
         are the moves the env will take. The opening always fits (it starts at the centre).
         """
-        found = self.board._placements(mask_of(self.hand))
+        found = self.board.placements_with_points(mask_of(self.hand))
         if self.strict_opening and self.opening_size is not None:
             found = [p for p in found if len(p[0]) == self.opening_size]
         if self.window and len(self.board):
@@ -109,19 +108,11 @@ class PlayerView:
                 k = self.hand_sizes[seat]
                 hands.append(sorted(pool[:k]))
                 del pool[:k]
-        game = Game.__new__(Game)
-        game.num_players = self.num_players
-        game.seed = rng.randrange(2**63)
-        game.strict_opening = self.strict_opening
-        game._rng = random.Random(game.seed)
-        game.board = self.board.copy()
-        game.bag = Bag(game._rng, pool)
-        game.hands = [sorted(h) for h in hands]
-        game.scores = list(self.scores)
-        game.history = list(self.history)
-        game.skips = []
-        game.bonus_seat = None
-        game.over = False
-        game.current = self.seat
-        game.opening_size = self.opening_size
-        return game
+        seed = rng.randrange(2**63)
+        return Game.from_parts(
+            num_players=self.num_players, seed=seed, strict_opening=self.strict_opening,
+            rng=random.Random(seed), board=self.board.copy(), bag=pool,
+            hands=[sorted(h) for h in hands], scores=list(self.scores),
+            history=list(self.history), skips=[], bonus_seat=None, over=False,
+            current=self.seat, opening_size=self.opening_size,
+        )  # fmt: skip

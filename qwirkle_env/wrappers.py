@@ -14,21 +14,21 @@ from typing import Any
 import gymnasium
 import numpy as np
 
-from .env import raw_env
+from .aec import raw_env
 from .opponents import RandomOpponent, make_opponent
+from .spec import ENV_ID
 from .view import PlayerView
 
 __all__ = ["ENV_ID", "RandomOpponent", "SingleAgentEnv", "make"]
 
 # A spec string ("greedy"), a callable(view) -> action, or an agent with act(view).
 Opponent = str | Callable[[PlayerView], int] | Any
-ENV_ID = "qwirkle_env/Qwirkle-v0"  # registered with gymnasium on `import qwirkle_env`
 
 
 class SingleAgentEnv(gymnasium.Env):
     """The learner plays one seat of a qwirkle_v0 game; ``opponents`` play the others.
 
-    Observation: the env's flat float32 vector (layout in ``qwirkle_env.env``). Reward: the
+    Observation: the env's flat float32 vector (layout in ``qwirkle_env.aec``). Reward: the
     learner's reward from the underlying env (``reward=`` "win", "points" or "margin"),
     summed over the opponents' moves in between. ``opponents``: one for every other seat,
     or one that plays them all; spec strings ("random", "greedy", see
@@ -97,9 +97,11 @@ class SingleAgentEnv(gymnasium.Env):
 
     def step(self, action: int) -> tuple[np.ndarray, float, bool, bool, dict]:
         env = self.env
+        if env.game is None:
+            raise RuntimeError("call reset() before step(): there is no game yet")
         if self._done():
             raise RuntimeError("the episode is over: call reset()")
-        mask = env._mask()
+        mask = env.mover_mask()
         a = env.codec.check(action)
         if not mask[a]:
             if self.illegal == "raise":
@@ -118,9 +120,11 @@ class SingleAgentEnv(gymnasium.Env):
 
     def action_masks(self) -> np.ndarray:
         """Boolean mask of legal actions, as sb3-contrib's MaskablePPO expects."""
+        if self.env.game is None:
+            raise RuntimeError("call reset() before action_masks(): there is no game yet")
         if self._done():
             return np.zeros(self.action_space.n, dtype=bool)
-        return self.env._mask().astype(bool)
+        return self.env.mover_mask().astype(bool)
 
     def _play_opponents(self) -> float:
         """Lets the opponents move until the learner is to move or the game is over."""

@@ -23,7 +23,7 @@ from starlette.responses import JSONResponse, RedirectResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from agents.base import agent_names
+from agents.registry import agent_names
 
 from . import replay
 from .tables import HUMAN, Refused, Table
@@ -104,14 +104,14 @@ def _int_field(data: dict, key: str, default: Any = None, low: int = 0, high: in
 def create_app(ckpts: list[str] | None = None) -> Starlette:
     """The app; ``ckpts`` are checkpoint paths offered besides the shipped ones."""
     offered = offered_agents(list(ckpts or []))
-    allowed_ckpts = {replay._ckpt_key(s) for s in offered if s.startswith("ckpt:")}
+    allowed_ckpts = {replay.ckpt_key(s) for s in offered if s.startswith("ckpt:")}
     store = _Store()
 
     def check_spec(spec: Any) -> str:
         if not isinstance(spec, str) or not spec.strip():
             raise Refused(f"an agent spec is a non-empty string, got {spec!r}")
         spec = spec.strip()
-        if spec.lower().startswith("ckpt:") and replay._ckpt_key(spec) not in allowed_ckpts:
+        if spec.lower().startswith("ckpt:") and replay.ckpt_key(spec) not in allowed_ckpts:
             raise Refused(
                 f"unknown checkpoint {spec!r}: the server offers only the shipped checkpoints "
                 "and those given to it (python train.py serve --ckpt PATH)"
@@ -192,7 +192,7 @@ def create_app(ckpts: list[str] | None = None) -> Starlette:
                 try:
                     games = replay.harness_games(content)
                 except (KeyError, IndexError, TypeError) as err:
-                    raise Refused(f"corrupt harness results: {replay._reason(err)}") from None
+                    raise Refused(f"corrupt harness results: {replay.reason_of(err)}") from None
                 return JSONResponse({"choose": games})
             index = _int_field(data, "game", None, 0, len(content["games"]) - 1)
             record, warning = await _threaded(

@@ -17,8 +17,8 @@ import random
 from pathlib import Path
 from typing import Any
 
-from qwirkle_env.game import FORMAT, Game
-from qwirkle_env.moves import Placement, move_from_json
+from qwirkle_env.engine.game import FORMAT, Game
+from qwirkle_env.engine.moves import Placement, move_from_json
 from qwirkle_env.render import board_svg
 
 from .tables import CELL_PX, Refused, Table, move_text, tile_info
@@ -34,7 +34,7 @@ def record_of(data: Any) -> dict[str, Any]:
         try:
             game = Game.from_dict(data)
         except (ValueError, KeyError, TypeError) as err:
-            raise Refused(f"corrupt game: {_reason(err)}") from None
+            raise Refused(f"corrupt game: {reason_of(err)}") from None
         return game.record()
     return data
 
@@ -45,7 +45,7 @@ def frames(record: dict[str, Any]) -> tuple[list[dict[str, Any]], Game]:
         final = Game.from_record(record)
         game = Game(record["num_players"], record["seed"], record["strict_opening"])
     except (ValueError, KeyError, TypeError) as err:
-        raise Refused(f"corrupt record: {_reason(err)}") from None
+        raise Refused(f"corrupt record: {reason_of(err)}") from None
     out = [_frame(game, None)]
     for data in record["moves"]:
         game.apply(move_from_json(data))  # from_record above proved every move legal
@@ -110,9 +110,9 @@ def replay_harness_game(
         env_seed, saved = game["env_seed"], game["scores"]
         n = int(results["num_players"])
     except (KeyError, IndexError, TypeError, ValueError) as err:
-        raise Refused(f"corrupt harness results: {_reason(err)}") from None
+        raise Refused(f"corrupt harness results: {reason_of(err)}") from None
     for spec in specs:
-        if spec.lower().startswith("ckpt:") and _ckpt_key(spec) not in allowed_ckpts:
+        if spec.lower().startswith("ckpt:") and ckpt_key(spec) not in allowed_ckpts:
             raise Refused(
                 f"this game seats {spec!r}; open it with that checkpoint offered by the "
                 "server (python train.py serve --ckpt PATH)"
@@ -123,8 +123,8 @@ def replay_harness_game(
     table = Table(specs, seed=env_seed, agent_seeds=agent_seeds)
     table.run_agents(turns=MAX_TURNS)
     table.wait()
-    if table._error:
-        raise Refused(f"the game could not be played again: {table._error}", 422)
+    if table.error:
+        raise Refused(f"the game could not be played again: {table.error}", 422)
     record = table.env.game.record()
     warning = None
     if table.env.game.scores != saved:
@@ -140,11 +140,13 @@ def _base_spec(name: str) -> str:
     return name.rsplit("#", 1)[0] if "#" in name else name
 
 
-def _ckpt_key(spec: str) -> str:
+def ckpt_key(spec: str) -> str:
+    """A ``ckpt:PATH`` spec's file, resolved: two spellings of one checkpoint compare equal."""
     return str(Path(spec.strip()[5:]).resolve())
 
 
-def _reason(err: Exception) -> str:
+def reason_of(err: Exception) -> str:
+    """What a loading error says to a person (a KeyError names the missing field)."""
     if isinstance(err, KeyError):
         return f"missing field {err}"
     return str(err)

@@ -18,11 +18,12 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Agent, make_agent
+from agents.base import Agent
+from agents.registry import make_agent
 from qwirkle_env import raw_env
-from qwirkle_env.moves import Exchange
+from qwirkle_env.engine.moves import Exchange
+from qwirkle_env.engine.tiles import NUM_TYPES, Tile
 from qwirkle_env.render import board_svg, hand_svg
-from qwirkle_env.tiles import NUM_TYPES, Tile
 
 HUMAN = "human"
 CELL_PX = 36
@@ -93,7 +94,7 @@ class Table:
         self.lock = threading.RLock()
         self._worker: threading.Thread | None = None
         self._thinking: dict[str, Any] | None = None
-        self._error: str | None = None
+        self.error: str | None = None  # why an agent failed: the game stops there
         self._turn_start: raw_env | None = None  # snapshot for undo, taken at a person's turn
         self._turn_actions: list[int] = []
         self.version = 0  # bumped on every change, so the page redraws only when needed
@@ -119,7 +120,7 @@ class Table:
         env = self.env
         cells = env.codec.cells
         mask = env.observe(env.agent_selection)["action_mask"]
-        r0, c0 = env._origin
+        r0, c0 = env.origin
         return [(r0 + int(i) // env.window, c0 + int(i) % env.window)
                 for i in np.flatnonzero(mask[tile * cells : (tile + 1) * cells])]  # fmt: skip
 
@@ -127,7 +128,7 @@ class Table:
         """Everything the page shows; ``tile`` marks where that tile type may go."""
         with self.lock:
             env, game = self.env, self.env.game
-            board, placed = env._board_now()
+            board, placed = env.board_now()
             targets = self.legal_cells(tile) if tile is not None else []
             last = []
             if not placed and game.history and not isinstance(game.history[-1][1], Exchange):
@@ -147,7 +148,7 @@ class Table:
                 "winners": game.winners() if self.over else [],
                 "truncated": next(iter(env.infos.values()), {}).get("truncated"),
                 "thinking": self._thinking_now(),
-                "error": self._error,
+                "error": self.error,
                 "board": board_svg(board, CELL_PX, highlight=placed or last, targets=targets),
                 "tiles_on_table": len(board),
                 "log": [
@@ -243,7 +244,7 @@ class Table:
             or not all(isinstance(x, int) and not isinstance(x, bool) for x in cell)
         ):
             raise Refused(f"'cell' must be a table cell [row, col], got {cell!r}")
-        r0, c0 = self.env._origin
+        r0, c0 = self.env.origin
         r, c = cell[0] - r0, cell[1] - c0
         if not (0 <= r < codec.window and 0 <= c < codec.window):
             raise Refused(f"table cell {tuple(cell)} is outside the playable window")
@@ -303,7 +304,7 @@ class Table:
                     self.version += 1
                 done += 1
         except Exception as err:  # shown on the page; the game stays as it was
-            self._error = f"agent error: {type(err).__name__}: {err}"
+            self.error = f"agent error: {type(err).__name__}: {err}"
         finally:
             with self.lock:
                 self._thinking = None

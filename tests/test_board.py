@@ -30,7 +30,7 @@ def placed(cells: dict) -> list:
 def assert_illegal(board: Board, placement, *words: str) -> str:
     """The placement raises IllegalMove naming ``words``, in score and play alike."""
     before = dict(board)
-    front = dict(board._front)
+    front = dict(board.frontier)
     with pytest.raises(IllegalMove) as info:
         board.score(placement)
     message = str(info.value)
@@ -39,7 +39,7 @@ def assert_illegal(board: Board, placement, *words: str) -> str:
     with pytest.raises(IllegalMove, match=words[0] if words else None):
         board.play(placement)
     assert dict(board) == before, "play() changed the board although it raised"
-    assert board._front == front
+    assert board.frontier == front
     return message
 
 
@@ -281,10 +281,10 @@ def test_illegal_move_message_names_the_broken_rule(table, placement, words):
 
 def test_play_leaves_the_board_unchanged_when_it_raises_and_score_never_changes_it():
     board = Board(row(0, 0, "red circle", "red square"))
-    before, front = dict(board), dict(board._front)
+    before, front = dict(board), dict(board.frontier)
     good = placed(row(0, 2, "red diamond", "red clover"))
     assert board.score(good) == 4
-    assert dict(board) == before and board._front == front
+    assert dict(board) == before and board.frontier == front
     # A partly valid move: the first tile is fine, the second breaks the column rule.
     board2 = Board({**row(0, 0, "red circle", "red square"), (1, 3): t("blue circle")})
     snapshot = dict(board2)

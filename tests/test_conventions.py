@@ -101,6 +101,6 @@ def test_make_wants_opponent_not_opponents():
 
 
 def test_every_opponent_entry_point_is_an_agent_name():
-    base = pytest.importorskip("agents.base")
+    base = pytest.importorskip("agents.registry")
     installed = set(opponent_names()) - {"random", "ckpt"}
     assert installed and installed <= set(base.agent_names())

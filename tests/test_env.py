@@ -12,14 +12,9 @@ from pettingzoo.test import api_test, render_test, seed_test
 
 from qwirkle_env import Board, Game, IllegalMove, env, raw_env
 from qwirkle_env.actions import ActionCodec
-from qwirkle_env.env import (
-    DEFAULT_WINDOW,
-    NUM_FEATURES,
-    NUM_PLANES,
-    observation_size,
-    split_observation,
-)
-from qwirkle_env.tiles import Tile
+from qwirkle_env.engine.tiles import Tile
+from qwirkle_env.observation import observation_size, split_observation
+from qwirkle_env.spec import DEFAULT_WINDOW, NUM_FEATURES, NUM_PLANES
 
 PLAYERS = (2, 3, 4)
 REWARDS = ("win", "points", "margin")
@@ -121,7 +116,7 @@ def _reachable(e) -> set:
     turn = e.turn
 
     def search():
-        for a in e._mask().view(bool).nonzero()[0]:
+        for a in e.mover_mask().view(bool).nonzero()[0]:
             kind = codec.decode(int(a))
             if kind[0] == "end" and turn.placed:
                 found.add(tuple(sorted(turn.placed)))
@@ -129,7 +124,7 @@ def _reachable(e) -> set:
                 continue
             _, t, r, c = kind
             saved = (list(turn.placed), list(turn.hand_left))
-            turn.place((e._origin[0] + r, e._origin[1] + c), t, checked=True)
+            turn.place((e.origin[0] + r, e.origin[1] + c), t, checked=True)
             e._mask_cache = None
             search()
             turn.placed, turn.hand_left = saved
@@ -442,7 +437,7 @@ def test_move_to_actions_plays_every_kind_of_engine_move():
         move = legal[rng.integers(len(legal))]
         shadow = game.clone()
         expected_points = shadow.apply(move) if game.board else None
-        for action in e.codec.move_to_actions(move, game.board, e._origin):
+        for action in e.codec.move_to_actions(move, game.board, e.origin):
             e.step(action)
         if expected_points is not None:
             assert e.game.history[-1][2] == expected_points
@@ -510,10 +505,40 @@ def test_planes_kept_and_shifted_between_turns_equal_planes_drawn_afresh():
         while not e.game.over and not any(e.truncations.values()):
             obs = e.observe(e.agent_selection)
             fresh = Observer(window, 2)
-            fresh.new_turn(e.game, e._origin, e.game.board.bounds())
-            r0, c0 = e._origin
+            fresh.new_turn(e.game, e.origin, e.game.board.bounds())
+            r0, c0 = e.origin
             for (r, c), t in e.turn.placed:
                 fresh.place(r - r0, c - c0, t)
             assert np.array_equal(split_observation(obs["observation"], window)[0], fresh.planes)
             legal = obs["action_mask"].view(bool).nonzero()[0]
             e.step(int(legal[rng.integers(len(legal))]))
+
+
+@pytest.mark.parametrize(
+    "call",
+    ["step", "observe", "last", "agent_iter", "player_view", "render", "render_svg", "human_frame"],
+)
+def test_every_call_before_reset_says_call_reset_first(call):
+    e = raw_env(render_mode="ansi")
+    args = {"step": (0,), "observe": ("player_0",)}.get(call, ())
+    with pytest.raises(RuntimeError, match=rf"call reset\(\) before {call}\(\)"):
+        getattr(e, call)(*args)
+    assert e._repr_svg_() is None  # Jupyter falls back to the text repr
+
+
+def test_single_agent_view_and_simulator_before_reset_say_call_reset_first():
+    from qwirkle_env.opponents import RandomOpponent
+    from qwirkle_env.vector import VectorQwirkle
+    from qwirkle_env.wrappers import SingleAgentEnv
+
+    single = SingleAgentEnv(RandomOpponent())
+    for call, args in [("step", (0,)), ("action_masks", ())]:
+        with pytest.raises(RuntimeError, match=rf"call reset\(\) before {call}\(\)"):
+            getattr(single, call)(*args)
+    vec = VectorQwirkle(2)
+    for call, args in [("step", ([0, 0],)), ("sample_actions", ()), ("observations", ()),
+                       ("table", (0,))]:  # fmt: skip
+        with pytest.raises(RuntimeError, match=rf"call reset\(\) before {call}\(\)"):
+            getattr(vec, call)(*args)
+    with pytest.raises(RuntimeError, match=r"call reset\(\) before seats\(\)"):
+        vec.seats  # noqa: B018

@@ -7,9 +7,12 @@ from collections import defaultdict
 
 import pytest
 
-from agents.evaluate import GameRecord, count_qwirkles, dead_board, main, run_tournament
-from qwirkle_env import Board, Game, Placement, Tile, raw_env
-from qwirkle_env.tiles import Color, Shape
+import train
+from agents.evaluate import count_qwirkles, run_tournament
+from agents.report import save_results
+from agents.results import GameRecord, Results
+from qwirkle_env import Placement, Tile, raw_env
+from qwirkle_env.engine.tiles import Color, Shape
 
 
 @pytest.fixture(scope="module")
@@ -56,8 +59,6 @@ def test_summary_adds_up(match) -> None:
 
 
 def test_shared_wins_count_as_fractions() -> None:
-    from agents.evaluate import Results
-
     res = Results(["a", "b", "c"], 3, 0, [[0, 1, 2]])
     common = dict(lineup=0, deal=0, env_seed=0, deal_digest="", qwirkles=[0] * 3)
     res.records = [
@@ -73,7 +74,7 @@ def test_shared_wins_count_as_fractions() -> None:
 
 
 def test_saves_csv_json_and_plot(match, tmp_path) -> None:
-    paths = match.save(tmp_path / "out")
+    paths = save_results(match, tmp_path / "out")
     assert paths["csv"].read_text().startswith("agent,games,wins,win_rate")
     data = json.loads(paths["json"].read_text())
     assert len(data["games"]) == 12 and data["summary"][0]["agent"] == "greedy"
@@ -99,9 +100,9 @@ def test_round_robin_and_four_players() -> None:
     assert {r.deal_digest for r in four.records} == {four.records[0].deal_digest}
 
 
-def test_cli(tmp_path, capsys) -> None:
-    main(["--agents", "greedy", "random", "--games", "2", "--processes", "1",
-          "--no-progress", "--out", str(tmp_path)])  # fmt: skip
+def test_the_evaluation_command_line(tmp_path, capsys) -> None:
+    train.main(["evaluate", "--agents", "greedy", "random", "--games", "2", "--processes", "1",
+                "--out", str(tmp_path)])  # fmt: skip
     out = capsys.readouterr().out
     assert "greedy" in out and (tmp_path / "summary.csv").is_file()
 
@@ -142,18 +143,6 @@ def test_count_qwirkles_from_the_history() -> None:
         (0, Placement([((0, 5), Tile(Color.RED, Shape.STAR8))]), 24),
     ]
     assert count_qwirkles(board_moves, 2) == [2, 0]
-
-
-def test_dead_board_is_detected() -> None:
-    # Every diamond on the table, in three valid rows: nothing else can ever be placed.
-    colors = list(Color)
-    tiles = {(r, c): Tile(colors[(c + r) % 6], Shape.DIAMOND) for r in range(3) for c in range(6)}
-    game = Game(2, seed=0)
-    assert not dead_board(game)
-    game.board = Board(tiles)
-    assert dead_board(game)
-    game.board = Board({cell: t for cell, t in tiles.items() if cell != (2, 5)})
-    assert not dead_board(game)  # one diamond still to come
 
 
 def test_strength_benchmark_quick_run(tmp_path) -> None:

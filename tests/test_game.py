@@ -5,12 +5,13 @@ Positions are made by building a Game and then setting its state by hand (``make
 
 from __future__ import annotations
 
+import inspect
 from collections import Counter
 
 import pytest
 
 from qwirkle_env import Board, Exchange, Game, IllegalMove, Placement, Tile
-from qwirkle_env.hand import largest_group
+from qwirkle_env.engine.hand import largest_group
 
 
 def t(name: str) -> Tile:
@@ -161,8 +162,8 @@ def test_setup_play_goes_round_in_seat_order():
     game = Game(4, seed=11)
     seats = [game.current]
     for _ in range(12):
-        moves = game._placements()
-        game._apply_placement(list(min(moves, key=lambda m: (len(m[0]), m[0]))[0]))
+        moves = game.placements_with_points()
+        game.apply_placement(list(min(moves, key=lambda m: (len(m[0]), m[0]))[0]))
         seats.append(game.current)
     assert seats == [(seats[0] + i) % 4 for i in range(13)]
 
@@ -436,7 +437,7 @@ def test_game_over_refuses_every_move():
     with pytest.raises(IllegalMove, match="game over"):
         game.apply(exchange("green square"))
     assert game.to_dict() == before
-    assert game._placements() == [] and game.legal_moves() == []
+    assert game.placements_with_points() == [] and game.legal_moves() == []
 
 
 # --- Every IllegalMove from a Game names its rule --------------------------------------------
@@ -528,3 +529,12 @@ def test_choice_dead_table_ends_the_game_without_bonus():
     with pytest.raises(IllegalMove, match="game over"):
         game.apply(Exchange([Tile.from_id(game.hands[1][0])]))
     assert Game.from_dict(game.to_dict()) == game
+
+
+def test_from_parts_takes_every_field_so_clone_load_and_sampling_cannot_drift():
+    """Game.from_parts is the one place a Game is assembled; a field it does not take
+    would be lost by clone, from_dict or PlayerView.sample_game."""
+    game = Game(3, seed=5)
+    fields = {name.lstrip("_") for name in vars(game)}
+    assert set(inspect.signature(Game.from_parts).parameters) - {"cls"} == fields
+    assert game.clone() == game and Game.from_dict(game.to_dict()) == game

@@ -13,7 +13,8 @@ from agents.network import (
     masked_distribution,
     num_parameters,
 )
-from qwirkle_env.env import raw_env, split_observation
+from qwirkle_env import raw_env
+from qwirkle_env.observation import split_observation
 
 torch.set_num_threads(1)  # shared CI cores: one thread is much faster
 

@@ -7,10 +7,12 @@ import numpy as np
 import pytest
 import torch
 
+from agents import selfplay
 from agents.network import NetConfig, PolicyValueNet
 from agents.ppo import PPOConfig, ppo_loss, ppo_update
-from agents.selfplay import Buffer, SelfPlay, win_reward
-from qwirkle_env.env import NUM_FEATURES, raw_env
+from agents.selfplay import Buffer, SelfPlay
+from qwirkle_env import raw_env
+from qwirkle_env.spec import NUM_FEATURES, win_reward
 
 torch.set_num_threads(1)  # shared CI cores: one thread is much faster
 
@@ -36,9 +38,11 @@ def rollout():
     torch.manual_seed(0)
     cfg = tiny_config()
     net = PolicyValueNet(cfg.net).eval()
-    play = SelfPlay(cfg, torch.device("cpu"), no_scripted)
+    play = SelfPlay(cfg, torch.device("cpu"))
     buf = Buffer(128, W, play.codec.num_actions, NUM_FEATURES)
-    play.collect(net, buf, 900)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(selfplay, "make_agent", no_scripted)
+        play.collect(net, buf, 900)
     return cfg, net, play, buf
 
 
@@ -61,12 +65,13 @@ def test_streams_link_forward_and_games_end(rollout):
     assert pending.sum() <= play.cfg.num_envs * play.cfg.num_players
 
 
-def test_self_play_rewards_are_zero_sum():
+def test_self_play_rewards_are_zero_sum(monkeypatch):
     """With the shaping off, each seat's trajectory earns exactly its game result, once,
     at its last transition, and the two seats' results cancel."""
     cfg = tiny_config(margin_coef_start=0.0, margin_coef_end=0.0)
     net = PolicyValueNet(cfg.net).eval()
-    play = SelfPlay(cfg, torch.device("cpu"), no_scripted)
+    monkeypatch.setattr(selfplay, "make_agent", no_scripted)
+    play = SelfPlay(cfg, torch.device("cpu"))
     buf = Buffer(128, W, play.codec.num_actions, NUM_FEATURES)
     play.collect(net, buf, 900)
     n = buf.size
@@ -137,20 +142,33 @@ def test_ppo_update_runs_on_rollout(rollout):
     assert all(np.isfinite(v) for v in stats.values())
 
 
-def test_win_reward_matches_env():
-    env = raw_env(3, window=W)
-    assert win_reward([10, 5, 3], 0) == pytest.approx(1.0)
+@pytest.mark.parametrize("num_players", [2, 3, 4])
+def test_win_reward_matches_env(num_players):
+    """The trainer's terminal reward is exactly what the AEC env pays with reward="win"."""
+    env = raw_env(num_players, window=25, reward="win")
+    env.reset(seed=num_players)
+    rng = np.random.default_rng(num_players)
+    paid = dict.fromkeys(env.possible_agents, 0.0)
+    for agent in env.agent_iter():
+        obs, reward, term, trunc, _ = env.last()
+        paid[agent] += reward
+        if term or trunc:
+            env.step(None)
+            continue
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    assert env.game.over
+    for seat, agent in enumerate(env.possible_agents):
+        assert win_reward(env.game.scores, seat) == paid[agent]
+    assert win_reward([10, 5, 3], 0) == pytest.approx(1.0)  # the documented values
     assert win_reward([10, 5, 3], 1) == pytest.approx(-0.5)
     assert sum(win_reward([7, 7, 1], s) for s in range(3)) == pytest.approx(0.0)
-    assert env.num_players == 3
 
 
 def test_scripted_opponents_are_not_shared_between_games():
     """Planning agents keep a per-game plan: each env needs its own instances."""
-    from agents.base import make_agent
 
     cfg = tiny_config(p_scripted=1.0, scripted="greedy", num_envs=3)
-    play = SelfPlay(cfg, torch.device("cpu"), make_agent)
+    play = SelfPlay(cfg, torch.device("cpu"))
     net = PolicyValueNet(cfg.net).eval()
     buf = Buffer(64, W, play.codec.num_actions, NUM_FEATURES)
     play.collect(net, buf, 30)

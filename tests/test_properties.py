@@ -18,7 +18,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from qwirkle_env import Board, Game, IllegalMove, Tile
-from qwirkle_env.lines import mask_of
+from qwirkle_env.engine.lines import mask_of
 
 SETTINGS = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -37,10 +37,10 @@ def game_position(seed: int, moves: int) -> tuple[Board, list[int]]:
     game = Game(2 + seed % 3, seed=seed)
     rng = random.Random(seed)
     for _ in range(moves):
-        found = game._placements()
+        found = game.placements_with_points()
         if game.over or not found:
             break
-        game._apply_placement(list(rng.choice(found)[0]))
+        game.apply_placement(list(rng.choice(found)[0]))
     return game.board, list(game.hands[game.current])
 
 
@@ -127,7 +127,7 @@ def random_placements(draw, board: Board, hand: list[int], legal: list):
 @given(positions())
 def test_every_listed_placement_scores_its_internal_points(position):
     board, hand = position
-    internal = board._placements(mask_of(hand))
+    internal = board.placements_with_points(mask_of(hand))
     listed = board.legal_placements(tiles_of(hand))
     keys = [as_tiles(items) for items, _ in internal]
     assert len(keys) == len(set(keys)), "the generator lists a placement twice"
@@ -138,7 +138,7 @@ def test_every_listed_placement_scores_its_internal_points(position):
         assert {x.id for _, x in placement} <= set(hand)
         assert board.score(placement) == points
         # The commit path's scorer for placements known legal, in any tile order.
-        assert board._score(list(items)) == board._score(list(items)[::-1]) == points
+        assert board.score_legal(list(items)) == board.score_legal(list(items)[::-1]) == points
     assert dict(board) == before
     assert board.can_place(mask_of(hand)) == bool(listed)
 
@@ -148,7 +148,9 @@ def test_every_listed_placement_scores_its_internal_points(position):
 def test_random_placement_not_listed_raises_illegal_move(data):
     board, hand = data.draw(positions())
     assume(hand)
-    legal = {as_tiles(items): points for items, points in board._placements(mask_of(hand))}
+    legal = {
+        as_tiles(items): points for items, points in board.placements_with_points(mask_of(hand))
+    }
     listed = sorted(legal)
     for _ in range(10):
         placement = data.draw(random_placements(board, hand, listed))
@@ -175,13 +177,13 @@ def test_play_of_a_listed_placement_updates_the_board_like_building_it_anew(data
     assert board.play(placement) == points
     fresh = Board(dict(board))
     assert fresh == board
-    assert fresh._front == board._front, "incremental frontier differs from a rebuilt one"
+    assert fresh.frontier == board.frontier, "incremental frontier differs from a rebuilt one"
     assert (
-        fresh._fits
-        == board._fits
-        == {cell: info[0] & info[1] for cell, info in board._front.items() if info[0] & info[1]}
+        fresh.fit_masks
+        == board.fit_masks
+        == {cell: info[0] & info[1] for cell, info in board.frontier.items() if info[0] & info[1]}
     )
-    assert (fresh._counts, fresh._full) == (board._counts, board._full)
+    assert (fresh.type_counts, fresh.complete_types) == (board.type_counts, board.complete_types)
 
 
 # --- brute force -------------------------------------------------------------------------------
@@ -240,7 +242,9 @@ def test_legal_placements_equal_brute_force_enumeration(index):
     expected = brute_force(board, hand)
     listed = board.legal_placements(tiles_of(hand))
     assert listed == sorted(expected)
-    internal = {as_tiles(items): points for items, points in board._placements(mask_of(hand))}
+    internal = {
+        as_tiles(items): points for items, points in board.placements_with_points(mask_of(hand))
+    }
     assert internal == expected
 
 

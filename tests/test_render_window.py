@@ -11,7 +11,7 @@ import pytest
 from gymnasium.error import DependencyNotInstalled
 
 from qwirkle_env import ENV_ID, qwirkle_v0, raw_env
-from qwirkle_env.render_window import SIZE, table_image
+from qwirkle_env.render.window import SIZE, table_image
 
 
 @pytest.fixture

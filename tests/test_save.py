@@ -9,7 +9,7 @@ import random
 import pytest
 
 from qwirkle_env import Exchange, Game, IllegalMove, Placement, Tile
-from qwirkle_env.moves import move_from_json
+from qwirkle_env.engine.moves import move_from_json
 
 
 def played(seed: int = 3, moves: int = 12, num_players: int = 2) -> Game:
@@ -43,7 +43,7 @@ def test_from_dict_restores_an_equal_game_that_plays_on_identically(num_players)
     loaded = Game.from_dict(saved(game))
     assert loaded == game
     assert loaded.to_dict() == game.to_dict()
-    assert loaded.board == game.board and loaded.board._front == game.board._front
+    assert loaded.board == game.board and loaded.board.frontier == game.board.frontier
     rng = random.Random(0)
     while not game.over:
         moves = game.legal_moves()

@@ -15,11 +15,11 @@ pytest.importorskip("httpx2")
 from starlette.testclient import TestClient  # noqa: E402
 
 import train  # noqa: E402
-from agents.base import make_agent  # noqa: E402
 from agents.evaluate import run_tournament  # noqa: E402
-from qwirkle_env.game import Game  # noqa: E402
+from agents.registry import make_agent  # noqa: E402
+from qwirkle_env.engine.game import Game  # noqa: E402
+from qwirkle_env.engine.tiles import Tile  # noqa: E402
 from qwirkle_env.render import board_svg  # noqa: E402
-from qwirkle_env.tiles import Tile  # noqa: E402
 from showdown.app import create_app  # noqa: E402
 from showdown.tables import HUMAN, Table  # noqa: E402
 
@@ -233,7 +233,7 @@ def test_serve_command_and_the_page_files(client):
 
 def test_the_core_never_imports_the_web_package():
     code = (
-        "import sys, qwirkle_env, qwirkle_env.render, agents.base, agents.evaluate;"
+        "import sys, qwirkle_env, qwirkle_env.render, agents.registry, agents.evaluate;"
         "assert not {'showdown', 'starlette', 'uvicorn'} & set(sys.modules), sys.modules.keys()"
     )
     subprocess.run([sys.executable, "-c", code], check=True)

@@ -35,10 +35,10 @@ if not os.path.exists(CHROMIUM) and not REQUIRED:
 import uvicorn  # noqa: E402
 from playwright.sync_api import sync_playwright  # noqa: E402
 
-from agents.base import make_agent  # noqa: E402
+from agents.registry import make_agent  # noqa: E402
 from qwirkle_env import raw_env  # noqa: E402
-from qwirkle_env.game import Game  # noqa: E402
-from qwirkle_env.moves import move_from_json  # noqa: E402
+from qwirkle_env.engine.game import Game  # noqa: E402
+from qwirkle_env.engine.moves import move_from_json  # noqa: E402
 from showdown.app import create_app  # noqa: E402
 
 SEED = 21
@@ -139,7 +139,7 @@ def _engine_replay(record: dict, seed: int, specs: list[str | None]) -> list[int
                 env.step(agents[seat].act(env.player_view()))
             assert env.game.history[-1][1] == move, f"move {k} of {specs[seat]} differs"
         else:
-            for action in env.codec.move_to_actions(move, env.game.board, env._origin):
+            for action in env.codec.move_to_actions(move, env.game.board, env.origin):
                 env.step(action)
     assert env.game.over
     return list(env.game.scores)

@@ -30,7 +30,7 @@ from collections import Counter
 import pytest
 
 from qwirkle_env import Exchange, Game, IllegalMove, Placement, Tile
-from qwirkle_env.lines import mask_of
+from qwirkle_env.engine.lines import mask_of
 
 GAMES_PER_CHUNK = 28
 CHUNKS = 6  # per player count: 3 * 6 * 28 = 504 games
@@ -44,8 +44,8 @@ THREE_EACH = {x: 3 for x in range(36)}
 def snapshot(game: Game) -> tuple:
     """Everything a refused move must leave alone (cheaper than to_dict)."""
     return (
-        dict(game.board._cells),
-        len(game.board._front),
+        dict(game.board.tile_ids),
+        len(game.board.frontier),
         [list(h) for h in game.hands],
         list(game.bag.tiles),
         list(game.scores),
@@ -88,7 +88,7 @@ def play(num_players: int, seed: int, check: bool) -> Game:
     while not game.over:
         assert moves < MAX_MOVES, "the game does not end"
         full = moves % FULL_EVERY == 0
-        found = game._placements()
+        found = game.placements_with_points()
         if check:
             check_position(game, check_rng, full, found)
         move = as_move(choose(game, policy_rng, greedy, full, found))
@@ -105,7 +105,7 @@ def play(num_players: int, seed: int, check: bool) -> Game:
 # --- checks -----------------------------------------------------------------------------------
 def check_position(game: Game, rng: random.Random, full: bool, found: list) -> None:
     board, hands, bag = game.board, game.hands, game.bag.tiles
-    every = list(board._cells.values()) + bag + [x for h in hands for x in h]
+    every = list(board.tile_ids.values()) + bag + [x for h in hands for x in h]
     assert Counter(every) == THREE_EACH, "108 tiles, three of each"
     for hand in hands:
         assert len(hand) <= 6
@@ -234,7 +234,7 @@ def apply_checked(game: Game, move, rng: random.Random, round_trip: bool) -> Non
 
 
 def check_end(game: Game) -> None:
-    assert game.legal_moves() == [] and game._placements() == []
+    assert game.legal_moves() == [] and game.placements_with_points() == []
     assert not game.bag.tiles, "a game only ends once the bag is empty"
     if game.bonus_seat is not None:
         seat, move, points = game.history[-1]
@@ -282,11 +282,11 @@ def test_random_endgames_skip_and_block_correctly():
         n = 2 + seed % 3
         game = Game(n, seed=seed)
         for _ in range(rng.randint(3, 25)):
-            found = game._placements()
+            found = game.placements_with_points()
             if found:
-                game._apply_placement(list(rng.choice(found)[0]))
+                game.apply_placement(list(rng.choice(found)[0]))
             else:
-                game._apply_exchange(game.hands[game.current][:1])
+                game.apply_exchange(game.hands[game.current][:1])
         game.bag.tiles = []
         game.hands = [sorted(rng.choices(range(36), k=rng.randint(1, 4))) for _ in range(n)]
         game.scores = [sum(p for s, _, p in game.history if s == seat) for seat in range(n)]
@@ -294,7 +294,7 @@ def test_random_endgames_skip_and_block_correctly():
             game._advance()
         while not game.over:
             seat = game.current
-            found = game._placements()
+            found = game.placements_with_points()
             assert found, "a player is handed a turn with no legal move"
             assert all(isinstance(m, Placement) for m in game.legal_moves())
             items, points = rng.choice(found)

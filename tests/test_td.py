@@ -13,7 +13,6 @@ import pytest
 import torch
 
 import train
-from agents.base import make_agent
 from agents.checkpoint import VALUE_FORMAT, load_checkpoint, save_checkpoint
 from agents.evaluate import play_game as play_env_game
 from agents.heuristic import chance_opponent_holds
@@ -26,13 +25,14 @@ from agents.move_features import (
     candidates,
 )
 from agents.network import NetConfig, PolicyValueNet
+from agents.registry import make_agent
 from agents.search import margin
-from agents.selfplay import win_reward
 from agents.td import TDConfig, Trajectory, lambda_returns, play_game, targets
 from agents.td_run import env_options
 from agents.value_agent import ValueAgent, move_values, pick, select
 from agents.value_net import MoveValueNet, ValueNetConfig
 from qwirkle_env import Board, Color, Game, Shape, Tile
+from qwirkle_env.spec import win_reward
 from qwirkle_env.view import PlayerView
 
 torch.set_num_threads(1)
@@ -50,10 +50,10 @@ def _game_at(seed: int, turns: int) -> Game:
 
 def _crafted(board: Board, hand: list[Tile], bag: int = 50, hand_sizes=(6, 6)) -> Position:
     ids = sorted(t.id for t in hand)
-    from qwirkle_env.lines import mask_of
+    from qwirkle_env.engine.lines import mask_of
 
     return Position(board, ids, 0, [10, 4], list(hand_sizes), bag,
-                    board._placements(mask_of(ids)), bag > 0)  # fmt: skip
+                    board.placements_with_points(mask_of(ids)), bag > 0)  # fmt: skip
 
 
 # --- features ---------------------------------------------------------------------------
@@ -146,9 +146,9 @@ def test_late_in_the_game_the_choice_is_made_among_moves_whose_reply_was_checked
         cands = candidates(Position.of_game(game))
         kind, what = cands.move(select(layers, cands, 0.0, random.Random(0)))
         if kind == "place":
-            game._apply_placement(list(what))
+            game.apply_placement(list(what))
         else:
-            game._apply_exchange(list(what))
+            game.apply_exchange(list(what))
     cands = candidates(Position.of_game(game))
     assert cands.position is not None
     i = select(layers, cands, 0.0, random.Random(0))

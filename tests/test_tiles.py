@@ -10,8 +10,8 @@ from itertools import combinations, permutations
 import pytest
 
 from qwirkle_env import Color, Shape, Tile
-from qwirkle_env.lines import ALL, COMPAT, compat_of, ids_of, line_fault, mask_of
-from qwirkle_env.tiles import NUM_TILES, TILE_TYPES, full_set
+from qwirkle_env.engine.lines import ALL, COMPAT, compat_of, ids_of, line_fault, mask_of
+from qwirkle_env.engine.tiles import NUM_TILES, TILE_TYPES, full_set
 
 
 def t(name: str) -> Tile:

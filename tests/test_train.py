@@ -40,8 +40,8 @@ def test_smoke_run_writes_outputs(smoke_run):
 
 
 def test_checkpoint_is_a_loadable_agent(smoke_run):
-    from agents.base import make_agent
     from agents.evaluate import play_game
+    from agents.registry import make_agent
 
     path = smoke_run / "checkpoints" / "final.pt"
     net, meta = load_checkpoint(path)
@@ -126,7 +126,6 @@ def test_cuda_request_without_cuda_is_a_clear_error():
 
 
 def test_human_play_retries_bad_input():
-    from agents.base import make_agent
     from agents.human import play_human
 
     lines = iter(
@@ -134,7 +133,7 @@ def test_human_play_retries_bad_input():
          "end", "quit"]
     )  # fmt: skip
     out: list[str] = []
-    scores = play_human("greedy", make_agent, 0, seed=4, color=False,
+    scores = play_human("greedy", 0, seed=4, color=False,
                         read=lambda _: next(lines), write=out.append)  # fmt: skip
     text = "\n".join(out)
     assert "place red square 3 4" in text  # the help

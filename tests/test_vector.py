@@ -17,17 +17,19 @@ import numpy as np
 import pytest
 import torch
 
-from qwirkle_env import raw_env
-from qwirkle_env.compact import (
+from qwirkle_env import Board, Color, Game, Shape, Tile, raw_env
+from qwirkle_env.engine.tiles import full_set
+from qwirkle_env.vector import VectorQwirkle
+from qwirkle_env.vector.compact import (
     dense_mask,
     dense_observation,
     dense_planes,
     legal_count,
-    masked_logits,
     torch_dense_mask,
+    torch_masked_logits,
     torch_planes,
 )
-from qwirkle_env.mt19937 import (
+from qwirkle_env.vector.mt19937 import (
     new_generators,
     next_word,
     randbelow,
@@ -36,18 +38,22 @@ from qwirkle_env.mt19937 import (
     seed_state,
     shuffle,
 )
-from qwirkle_env.vector import VectorQwirkle
 
 
-def play_side_by_side(n_games, seed, max_steps=10**6, **options):
-    """Steps ``n_games`` AEC envs and one simulator together; asserts they agree."""
+def play_side_by_side(n_games, seed, max_steps=10**6, games=None, **options):
+    """Steps ``n_games`` AEC envs and one simulator together; asserts they agree. With
+    ``games`` (engine Games), both start from those positions instead of fresh deals."""
     window = options.get("window", 39)
     vec = VectorQwirkle(n_games, autoreset=False, **options)
     env_options = {k: v for k, v in options.items() if k != "grid"}
     obs, _ = vec.reset(seed=seed)
     envs = [raw_env(**env_options) for _ in range(n_games)]
     for i, env in enumerate(envs):
-        env.reset(seed=seed + i)
+        if games is None:
+            env.reset(seed=seed + i)
+        else:
+            env.reset(options={"game": games[i]})
+            obs = vec.load(i, games[i])
     rng = np.random.default_rng(seed)
     live = np.ones(n_games, dtype=bool)
     seen = {"steps": 0, "truncated": 0, "outside": 0, "shifted": 0}
@@ -126,6 +132,86 @@ def test_differential_small_window_truncates_and_counts_outside_moves():
     seen = play_side_by_side(40, 6000, max_steps=1500, window=13)
     assert seen["truncated"] > 0
     assert seen["outside"] > 0
+
+
+def greedy_until(game: Game, bag_left: int, rng: random.Random) -> Game:
+    """Plays the highest-scoring placement (else exchanges one tile) until the bag holds at
+    most ``bag_left`` tiles or the game is over."""
+    while not game.over and len(game.bag) > bag_left:
+        found = game.placements_with_points()
+        if found:
+            top = max(points for _, points in found)
+            game.apply_placement(list(rng.choice([p for p, pts in found if pts == top])))
+        else:
+            game.apply_exchange(game.hands[game.current][:1])
+    return game
+
+
+def nearly_dead_table() -> Game:
+    """Every diamond on the table but the orange one, which the player to move holds: once
+    it is placed no tile can ever fit, and the game ends with tiles still in the bag."""
+    diamonds = {(r, c): Tile(Color((c + r) % 6), Shape.DIAMOND) for r in range(3) for c in range(6)}
+    last = diamonds.pop((2, 5))
+    rest = [t.id for t in full_set()]
+    for t in [*diamonds.values(), last]:
+        rest.remove(t.id)
+    rng = random.Random(5)
+    rng.shuffle(rest)
+    hands = [sorted([last.id, *rest[:5]]), sorted(rest[5:11])]
+    return Game.from_parts(
+        num_players=2, seed=5, strict_opening=True, rng=rng, board=Board(diamonds),
+        bag=rest[11:], hands=hands, scores=[40, 38], history=[], skips=[], bonus_seat=None,
+        over=False, current=0, opening_size=None,
+    )  # fmt: skip
+
+
+def test_differential_from_crafted_games_endgames_and_dead_tables():
+    """The simulator loaded from engine Games (empty bag, nearly empty bag, a table about to
+    die, a forced opening) plays on exactly as the AEC env does from the same Games."""
+    warnings.simplefilter("ignore")
+    rng = random.Random(0)
+    games = [greedy_until(Game(2 + k % 3, seed=k), k % 4, rng) for k in range(30)]
+    games = [g for g in games if not g.over] + [nearly_dead_table()] * 4
+    games += [Game(n, seed=100 + k) for k in range(4) for n in (2, 3, 4)]  # forced openings
+    players = {g.num_players for g in games}
+    for n in sorted(players):
+        chosen = [g for g in games if g.num_players == n]
+        seen = play_side_by_side(len(chosen), 7000 + n, games=chosen, num_players=n)
+        assert seen["steps"] > 0
+    dead = nearly_dead_table()
+    vec = VectorQwirkle(1, autoreset=False)
+    vec.reset(seed=0)
+    vec.load(0, dead)
+    env = raw_env()
+    env.reset(options={"game": dead})
+    assert env.game.bag_size > 0
+    for _ in range(200):
+        if env.game.over:
+            break
+        legal = np.flatnonzero(env.observe(env.agent_selection)["action_mask"])
+        action = int(legal[-1] if len(legal) == 1 else legal[0])
+        env.step(action)
+        vec.step(np.array([action]))
+    assert env.game.over and env.game.bag_size > 0  # ended by the dead table, bag not empty
+    assert vec.state.over[0] and vec.state.scores[0, :2].tolist() == env.game.scores
+
+
+def test_loading_a_game_says_what_is_wrong():
+    vec = VectorQwirkle(2)
+    with pytest.raises(RuntimeError, match=r"call reset\(\) before load"):
+        vec.load(0, Game(2, seed=0))
+    vec.reset(seed=0)
+    with pytest.raises(ValueError, match="slot must be an int in 0..1"):
+        vec.load(2, Game(2, seed=0))
+    with pytest.raises(ValueError, match="3 players"):
+        vec.load(0, Game(3, seed=0))
+    with pytest.raises(TypeError, match="engine Game"):
+        vec.load(0, "a game")
+    over = greedy_until(Game(2, seed=1), -1, random.Random(1))
+    with pytest.raises(ValueError, match="over"):
+        vec.load(0, over)
+    with pytest.raises(ValueError, match="over"):
+        raw_env().reset(options={"game": over})
 
 
 def test_differential_total_is_at_least_1000_games():
@@ -230,7 +316,7 @@ def test_compact_helpers_match_dense_forms():
     torch_mask = torch_dense_mask(torch.from_numpy(obs["action_mask"]))
     assert torch.equal(torch_mask, torch.from_numpy(dense.astype(bool)))
     logits = torch.randn(4, vec.num_actions)
-    masked = masked_logits(logits, torch.from_numpy(obs["action_mask"]))
+    masked = torch_masked_logits(logits, torch.from_numpy(obs["action_mask"]))
     assert torch.equal(masked > -1e7, torch_mask)
     entropy = torch.distributions.Categorical(logits=masked).entropy()
     assert torch.isfinite(entropy).all()

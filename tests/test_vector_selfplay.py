@@ -13,10 +13,10 @@ import train
 from agents.checkpoint import load_checkpoint
 from agents.network import NetConfig, PolicyValueNet, masked_distribution, sample_legal
 from agents.ppo import PPOConfig, make_rollouts, ppo_update
-from agents.selfplay import win_reward
 from agents.vector_selfplay import LEARNER
-from qwirkle_env.compact import dense_mask, dense_planes
-from qwirkle_env.tiles import NUM_TYPES
+from qwirkle_env.engine.tiles import NUM_TYPES
+from qwirkle_env.spec import win_reward
+from qwirkle_env.vector.compact import dense_mask, dense_planes
 
 torch.set_num_threads(1)  # shared CI cores: one thread is much faster
 
@@ -34,16 +34,12 @@ def tiny_config(**kw) -> PPOConfig:
     return PPOConfig(**base)
 
 
-def no_scripted(spec):
-    raise AssertionError("no scripted opponent expected")
-
-
 def collect(cfg: PPOConfig, steps: int):
     """A rollout of ``steps`` learner transitions; every game end recorded with the seats'
     last transitions and the final scores, from either backend."""
     torch.manual_seed(0)
     net = PolicyValueNet(cfg.net).eval()
-    play, buf = make_rollouts(cfg, torch.device("cpu"), no_scripted)
+    play, buf = make_rollouts(cfg, torch.device("cpu"))
     ends, end_game = [], play._end_game
 
     def recording(i, buf, *args):
@@ -162,7 +158,7 @@ def test_update_and_carry_over(rollout):
 def test_pool_games_have_one_learner_seat():
     cfg = tiny_config(p_pool=1.0)
     net = PolicyValueNet(cfg.net).eval()
-    play, buf = make_rollouts(cfg, torch.device("cpu"), no_scripted)
+    play, buf = make_rollouts(cfg, torch.device("cpu"))
     play.set_pool([net.state_dict()], PolicyValueNet(cfg.net))
     for i in range(cfg.num_envs):
         play._new_game(i)

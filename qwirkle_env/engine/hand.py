@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from itertools import combinations
 
-from .tiles import NUM_SHAPES
+from ..spec import HAND_SIZE, NUM_SHAPES
 
-HAND_SIZE = 6
+__all__ = ["HAND_SIZE", "distinct_exchanges", "group_members", "largest_group", "remove_tiles"]
 
 
 def largest_group(tile_ids: Iterable[int]) -> int:

@@ -15,9 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .observation import NUM_PLANES
-
-END_BIT = 36
+from ..spec import MASKED_LOGIT, NUM_PLANES
 
 
 def _plane_table() -> np.ndarray:
@@ -64,7 +62,6 @@ def legal_count(mask: np.ndarray) -> np.ndarray:
 
 
 # --- torch, for policies -----------------------------------------------------------------
-MASKED_LOGIT = -1e8  # finite, so a masked Categorical's entropy stays a number (0 * -inf is nan)
 
 
 def torch_legal_actions(mask):
@@ -94,7 +91,7 @@ def torch_dense_mask(mask):
     return dense.reshape(*mask.shape[:-1], -1)
 
 
-def masked_logits(logits, mask):
+def torch_masked_logits(logits, mask):
     """``logits`` with every action the compact ``mask`` forbids set to ``MASKED_LOGIT``."""
     return logits.masked_fill(~torch_dense_mask(mask), MASKED_LOGIT)
 
@@ -114,7 +111,7 @@ __all__ = [
     "dense_observation",
     "dense_planes",
     "legal_count",
-    "masked_logits",
+    "torch_masked_logits",
     "torch_dense_mask",
     "torch_legal_actions",
     "torch_planes",

@@ -15,8 +15,8 @@ from functools import lru_cache
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from .board import Board
-from .tiles import Color, Shape, Tile
+from ..engine.board import Board
+from ..engine.tiles import Color, Shape, Tile
 
 Cell = tuple[int, int]
 # (row0, col0, size) for a square window, or (row0, col0, height, width).

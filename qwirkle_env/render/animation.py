@@ -15,10 +15,10 @@ from typing import Any
 
 from PIL import Image, ImageDraw
 
-from .game import Game
-from .moves import Placement
-from .render_image import HIGHLIGHT_RGB, LABEL_RGB, TABLE_RGB, Extent, font, raster, svg
-from .tiles import Tile
+from ..engine.game import Game
+from ..engine.moves import Placement
+from ..engine.tiles import Tile
+from .image import HIGHLIGHT_RGB, LABEL_RGB, TABLE_RGB, Extent, font, raster, svg
 
 Cell = tuple[int, int]
 Frame = tuple[dict[Cell, Tile], set[Cell], str]  # tiles, highlighted cells, caption

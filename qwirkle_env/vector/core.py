@@ -9,17 +9,39 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._jit import kernel
+from ..spec import (
+    BAG,
+    COPIES,
+    END_BONUS,
+    EXCHANGE,
+    EXCHANGING,
+    HAND_SIZE,
+    HAND_SIZES,
+    MAX_PLAYERS,
+    MAY_END,
+    NUM_SHAPES,
+    NUM_TILES,
+    NUM_TYPES,
+    OPENING,
+    PLACING,
+    REACH,
+    SCORES,
+    SEATS,
+    TO_MOVE,
+    UNSEEN,
+    win_share,
+)
+from .jit import kernel
 from .mt19937 import randbelow, randrange63, seed_from_int63, seed_state, shuffle
-from .vector_rules import (
-    END_BIT,
+from .rules import (
+    END_MASK,
     can_place,
     commit_tiles,
     recentre,
     score_placed,
     set_mask,
 )
-from .vector_state import (
+from .state import (
     C_GRID,
     C_PLAYERS,
     C_REWARD,
@@ -27,12 +49,13 @@ from .vector_state import (
     C_WINDOW,
     EMPTY,
     PLACED,
+    REWARD_MARGIN,
+    REWARD_WIN,
     TABLE,
 )
 
-SHAPE = sum(1 << (6 * c) for c in range(6))  # the circles; << k for shape k
-REACH = 5  # as env.REACH: a placement reaches at most this far past the bounding box
-END_BONUS = 6
+SHAPE = sum(1 << (NUM_SHAPES * c) for c in range(NUM_SHAPES))  # the circles; << k for shape k
+_win_share = kernel(win_share)
 # error codes (State.error)
 GRID_TOO_SMALL = 1
 ERRORS = {GRID_TOO_SMALL: "the table outgrew the simulator's grid"}
@@ -108,26 +131,26 @@ def new_game(s, i):
     seed = randrange63(s.seeder, s.seeder_pos, i)
     s.game_seed[i] = seed
     seed_from_int63(s.rng, s.rng_pos, i, seed, s.key[i])
-    for t in range(36):
-        for c in range(3):
-            s.bag[i, 3 * t + c] = t
-    shuffle(s.rng, s.rng_pos, i, s.bag[i], 108)
-    s.bag_n[i] = 108
+    for t in range(NUM_TYPES):
+        for c in range(COPIES):
+            s.bag[i, COPIES * t + c] = t
+    shuffle(s.rng, s.rng_pos, i, s.bag[i], NUM_TILES)
+    s.bag_n[i] = NUM_TILES
     best = 0
     tied = 0  # seats with the largest group, as bits
     for seat in range(players):
         hand = s.hands[i, seat]
-        for j in range(6):
-            hand[j] = s.bag[i, 108 - 6 * seat - 6 + j]
-        s.hand_n[i, seat] = 6
-        _sort(hand, 6)
-        size = _largest_group(_distinct(hand, 6))
+        for j in range(HAND_SIZE):
+            hand[j] = s.bag[i, NUM_TILES - HAND_SIZE * seat - HAND_SIZE + j]
+        s.hand_n[i, seat] = HAND_SIZE
+        _sort(hand, HAND_SIZE)
+        size = _largest_group(_distinct(hand, HAND_SIZE))
         if size > best:
             best = size
             tied = 0
         if size == best:
             tied |= 1 << seat
-    s.bag_n[i] = 108 - 6 * players
+    s.bag_n[i] = NUM_TILES - HAND_SIZE * players
     pick = 0 if _bits(tied) == 1 else randbelow(s.rng, s.rng_pos, i, _bits(tied))
     for seat in range(players):
         if tied >> seat & 1:
@@ -144,7 +167,7 @@ def new_game(s, i):
                 if _bits(m) == best:
                     s.groups[i, s.n_groups[i]] = m
                     s.n_groups[i] += 1
-    for seat in range(4):
+    for seat in range(MAX_PLAYERS):
         s.scores[i, seat] = 0
     s.over[i] = False
     s.truncated[i] = False
@@ -210,10 +233,10 @@ def new_turn(s, i, redraw):
 @kernel
 def _give(s, i, seat, gained):
     mode = s.cfg[C_REWARD]
-    if gained == 0 or mode == 0:
+    if gained == 0 or mode == REWARD_WIN:
         return
     s.rewards[i, seat] += gained
-    if mode == 2:
+    if mode == REWARD_MARGIN:
         n = s.cfg[C_PLAYERS]
         share = gained / (n - 1)
         for other in range(n):
@@ -223,7 +246,7 @@ def _give(s, i, seat, gained):
 
 @kernel
 def _advance(s, i, after_placement):
-    """Passes the turn on, skipping who can't move; ends a dead game (Game._advance)."""
+    """Passes the turn on, skipping who can't move; ends a dead game (Game's turn passing)."""
     if s.bag_n[i] > 0 and after_placement:
         off_table = 0
         for t in range(36):
@@ -304,7 +327,7 @@ def _finish(s, i):
     s.n_placed[i] = 0
     s.n_exch[i] = 0
     set_mask(s, i)
-    if s.cfg[C_REWARD] == 0:
+    if s.cfg[C_REWARD] == REWARD_WIN:
         n = s.cfg[C_PLAYERS]
         best = s.scores[i, 0]
         for seat in range(n):
@@ -313,8 +336,7 @@ def _finish(s, i):
         for seat in range(n):
             winners += s.scores[i, seat] == best
         for seat in range(n):
-            won = 1.0 / winners if s.scores[i, seat] == best else 0.0
-            s.rewards[i, seat] = n / (n - 1) * (won - 1.0 / n)
+            s.rewards[i, seat] = _win_share(n, winners, s.scores[i, seat] == best)
 
 
 @kernel
@@ -337,7 +359,7 @@ def apply_action(s, i, a):
         s.n_left[i] = _remove(s.left[i], s.n_left[i], t)
         s.counts[i, t] += 1
         s.tiles[i] += 1
-        if s.cfg[C_REWARD] != 0:
+        if s.cfg[C_REWARD] != REWARD_WIN:
             points = score_placed(s, i)
             _give(s, i, s.current[i], points - s.turn_points[i])
             s.turn_points[i] = points
@@ -372,7 +394,7 @@ def check_actions(s, actions):
         elif a < 36 * cells + 36:
             legal = s.mask[i, cells] >> (a - 36 * cells) & 1
         else:
-            legal = s.mask[i, cells] & END_BIT
+            legal = s.mask[i, cells] & END_MASK
         if not legal:
             return i, ILLEGAL
     return -1, OK
@@ -394,36 +416,36 @@ def features(s, i):
             f[left[j]] += 1.0
         exch = s.exch[i]
         for j in range(n_exch):
-            f[36 + exch[j]] += 1.0
+            f[EXCHANGE + exch[j]] += 1.0
     else:
         hand = s.hands[i, seat]
         for j in range(s.hand_n[i, seat]):
             f[hand[j]] += 1.0
     counts = s.counts[i]
-    for t in range(36):
-        f[72 + t] = 3 - counts[t] - f[t] - f[36 + t]
-    f[108] = s.bag_n[i]
+    for t in range(NUM_TYPES):
+        f[UNSEEN + t] = COPIES - counts[t] - f[t] - f[EXCHANGE + t]
+    f[BAG] = s.bag_n[i]
     busy = n_placed + n_exch if acting else 0
     scores = s.scores[i]
     sizes = s.hand_n[i]
     for k in range(n):
         other = (seat + k) % n
-        f[109 + k] = scores[other]
-        f[113 + k] = sizes[other] - (busy if other == seat else 0)
-        f[117 + k] = 1.0
-    f[121] = to_move
-    f[122] = s.opening[i] != 0
+        f[SCORES + k] = scores[other]
+        f[HAND_SIZES + k] = sizes[other] - (busy if other == seat else 0)
+        f[SEATS + k] = 1.0
+    f[TO_MOVE] = to_move
+    f[OPENING] = s.opening[i] != 0
     if acting:
         w = s.cfg[C_WINDOW]
-        f[123] = n_placed > 0
-        f[124] = n_exch > 0
-        f[125] = to_move and (s.mask[i, w * w] & END_BIT) != 0
+        f[PLACING] = n_placed > 0
+        f[EXCHANGING] = n_exch > 0
+        f[MAY_END] = to_move and (s.mask[i, w * w] & END_MASK) != 0
 
 
 @kernel
 def _finish_one(s, i, autoreset):
     if s.done[i]:
-        for seat in range(4):
+        for seat in range(MAX_PLAYERS):
             s.final_scores[i, seat] = s.scores[i, seat]
         s.final_outside[i] = s.outside[i]
         s.final_truncated[i] = s.truncated[i]
@@ -472,7 +494,7 @@ def reset_games(s, keys, key_lo, key_hi, which):
 
 
 @kernel
-def sample_legal(s, u, out, lo, hi):
+def sample_actions(s, u, out, lo, hi):
     """A uniformly random legal action per game (``u`` uniform in [0, 1)); -1 if none.
 
     Reads the mask through the list of its set cells, so it costs what the legal

@@ -13,9 +13,9 @@ from typing import Any
 import numpy as np
 from PIL import Image, ImageDraw
 
-from .board import Board
-from .game import Game
-from .render_image import LABEL_RGB, TABLE_RGB, board_image, font, hand_image
+from ..engine.board import Board
+from ..engine.game import Game
+from .image import LABEL_RGB, TABLE_RGB, board_image, font, hand_image
 
 Cell = tuple[int, int]
 

@@ -9,9 +9,21 @@ can be extended, merged and checked with a few integer operations.
 
 from __future__ import annotations
 
-from .tiles import NUM_SHAPES, NUM_TYPES
+from ..spec import MAX_LINE, NUM_SHAPES, NUM_TYPES, QWIRKLE_BONUS
 
-MAX_LINE = 6
+__all__ = [
+    "ALL",
+    "COLOR_MASK",
+    "COMPAT",
+    "SHAPE_MASK",
+    "MAX_LINE",
+    "compat_of",
+    "ids_of",
+    "line_fault",
+    "line_points",
+    "mask_of",
+]
+
 ALL = (1 << NUM_TYPES) - 1
 
 COLOR_MASK = tuple(sum(1 << (c * NUM_SHAPES + s) for s in range(NUM_SHAPES)) for c in range(6))
@@ -65,3 +77,11 @@ def line_fault(ids: list[int]) -> str | None:
         names = ", ".join(str(Tile.from_id(t)) for t in ids)
         return f"mixed line: {names} are neither all one colour nor all one shape"
     return None
+
+
+def line_points(length: int) -> int:
+    """What a line of ``length`` tiles scores: its length, plus the Qwirkle bonus at six;
+    a lone tile (length 1) is no line and scores nothing."""
+    if length < 2:
+        return 0
+    return length + QWIRKLE_BONUS if length == MAX_LINE else length

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._jit import kernel
-from .lines import COMPAT as _COMPAT
-from .vector_state import C_GRID, C_STRICT, C_WINDOW, EMPTY, MARGIN, TABLE
+from ..engine.lines import COMPAT as _COMPAT
+from ..spec import MAX_LINE, NUM_TYPES, QWIRKLE_BONUS
+from .jit import kernel
+from .state import C_GRID, C_STRICT, C_WINDOW, EMPTY, END_BIT, MARGIN, TABLE
 
-ALL = (1 << 36) - 1
+ALL = (1 << NUM_TYPES) - 1
 COMPAT = np.array(_COMPAT, dtype=np.int64)
-END_BIT = 1 << 36
+END_MASK = 1 << END_BIT  # the "end" bit of the mask's last entry
 
 
 @kernel
@@ -65,7 +66,7 @@ def front_drop(s, i, p):
 
 @kernel
 def refresh(s, i, p):
-    """The frontier record of cell p, as Board._refresh."""
+    """The frontier record of cell p, as the engine's Board refreshes its frontier."""
     g = s.cfg[C_GRID]
     grid = s.grid[i]
     if grid[p] != EMPTY:
@@ -104,7 +105,7 @@ def can_place(s, i, hand) -> bool:
 def line_points(length) -> int:
     if length < 2:
         return 0
-    return length + 6 if length == 6 else length
+    return length + QWIRKLE_BONUS if length == MAX_LINE else length
 
 
 @kernel
@@ -115,7 +116,7 @@ def run_length(grid, p, d) -> int:
 
 @kernel
 def score_placed(s, i) -> int:
-    """What this turn's tiles (already on the grid) score, as Board._check."""
+    """What this turn's tiles (already on the grid) score, as Board.score_ids."""
     g = s.cfg[C_GRID]
     grid = s.grid[i]
     k = s.n_placed[i]
@@ -231,12 +232,12 @@ def set_mask(s, i):
         s.mask[i, last] = hand_mask(s, i)
     # end
     if s.n_exch[i] > 0 or (k > 0 and not (opening and strict and k != opening)):
-        s.mask[i, last] |= END_BIT
+        s.mask[i, last] |= END_MASK
 
 
 @kernel
 def commit_tiles(s, i):
-    """This turn's tiles join the table: codes, bounding box and frontier, as Board._place."""
+    """This turn's tiles join the table: codes, bounding box and frontier, as Board.place_legal."""
     g = s.cfg[C_GRID]
     grid = s.grid[i]
     k = s.n_placed[i]

@@ -1,11 +1,4 @@
-"""Rendering: ANSI text for terminals here; images, SVG and animations beside it.
-
-One import point for every view of the table::
-
-    board_ansi / game_ansi / hand_ansi   text (render.py)
-    board_image / hand_image             uint8 RGB arrays (render_image.py)
-    board_svg / hand_svg                 standalone SVG, e.g. for Jupyter (render_image.py)
-    save_animation                       a whole game as GIF or HTML (render_anim.py)
+"""Text pictures of the table for terminals: ANSI colours, or plain letters and symbols.
 
 Text cells are 3 columns wide in colour (a symbol on a black tile) and 4 in plain text
 (colour letter + symbol, e.g. ``R■``); ``[ ]`` marks highlighted cells in both.
@@ -15,38 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from .board import Board
-from .game import Game
-from .moves import Placement
-from .render_anim import save_animation
-from .render_image import (
-    COLOR_RGB,
-    SHAPE_GEOMETRY,
-    Cell,
-    Window,
-    board_image,
-    board_svg,
-    cells_of,
-    extent,
-    hand_image,
-    hand_svg,
-)
-from .tiles import SHAPE_NAMES, Color, Shape, Tile
+from ..engine.board import Board
+from ..engine.game import Game
+from ..engine.moves import Placement
+from ..engine.tiles import SHAPE_NAMES, Color, Shape, Tile
+from .image import Cell, Window, cells_of, extent
 
-__all__ = [
-    "COLOR_LETTERS",
-    "COLOR_RGB",
-    "SHAPE_GEOMETRY",
-    "SHAPE_SYMBOLS",
-    "board_ansi",
-    "board_image",
-    "board_svg",
-    "game_ansi",
-    "hand_ansi",
-    "hand_image",
-    "hand_svg",
-    "save_animation",
-]
+__all__ = ["COLOR_LETTERS", "SHAPE_SYMBOLS", "board_ansi", "game_ansi", "hand_ansi", "legend"]
 
 SHAPE_SYMBOLS: dict[Shape, str] = {
     Shape.CIRCLE: "●",

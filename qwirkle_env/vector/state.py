@@ -14,19 +14,22 @@ from collections import namedtuple
 
 import numpy as np
 
+from ..spec import HAND_SIZE, MAX_PLAYERS, NUM_FEATURES, NUM_TILES, NUM_TYPES, REWARD_MODES
 from .mt19937 import new_generators
-from .observation import NUM_FEATURES
 
 # Cell codes: 0 empty, 1 + t a tile of type t on the table, 37 + t placed this turn.
 EMPTY, TABLE, PLACED = 0, 1, 37
 GRID = 128
 MARGIN = 8  # the frontier, a placement's reach and the walks past its ends stay inside
 MAX_FRONT = 448  # empty cells touching the table: at most 4 per tile
-MAX_PLAYERS = 4
 
 # cfg entries
 C_GRID, C_WINDOW, C_PLAYERS, C_REWARD, C_STRICT = 0, 1, 2, 3, 4
-REWARD_CODES = {"win": 0, "points": 1, "margin": 2}
+REWARD_CODES = {mode: code for code, mode in enumerate(REWARD_MODES)}
+REWARD_WIN, REWARD_MARGIN = REWARD_CODES["win"], REWARD_CODES["margin"]
+# The last entry of a compact mask: bits 0..35 the types that may join the exchange set,
+# bit END_BIT "end the turn".
+END_BIT = NUM_TYPES
 
 State = namedtuple(
     "State",
@@ -95,26 +98,26 @@ def allocate(n: int, players: int, window: int, reward: str, strict: bool, grid:
         base=z((n, 2), np.int64),
         box=z((n, 4), np.int64),
         tiles=z(n, np.int64),
-        counts=z((n, 36), np.int8),
+        counts=z((n, NUM_TYPES), np.int8),
         front=z((n, MAX_FRONT), np.int64),
         front_fit=z((n, MAX_FRONT), np.int64),
         n_front=z(n, np.int64),
         front_at=np.full((n, grid * grid), -1, np.int16),
-        bag=z((n, 108), np.int8),
+        bag=z((n, NUM_TILES), np.int8),
         bag_n=z(n, np.int64),
-        hands=z((n, MAX_PLAYERS, 6), np.int8),
+        hands=z((n, MAX_PLAYERS, HAND_SIZE), np.int8),
         hand_n=z((n, MAX_PLAYERS), np.int64),
         scores=z((n, MAX_PLAYERS), np.int64),
         current=z(n, np.int64),
         opening=z(n, np.int64),
         over=z(n, np.bool_),
         truncated=z(n, np.bool_),
-        placed=z((n, 6), np.int64),
-        placed_t=z((n, 6), np.int64),
+        placed=z((n, HAND_SIZE), np.int64),
+        placed_t=z((n, HAND_SIZE), np.int64),
         n_placed=z(n, np.int64),
-        exch=z((n, 6), np.int64),
+        exch=z((n, HAND_SIZE), np.int64),
         n_exch=z(n, np.int64),
-        left=z((n, 6), np.int64),
+        left=z((n, HAND_SIZE), np.int64),
         n_left=z(n, np.int64),
         groups=z((n, 12), np.int64),
         n_groups=z(n, np.int64),

@@ -9,20 +9,16 @@ lines, scores that add up) and says what is wrong when it is not.
 from __future__ import annotations
 
 import random
-from collections import Counter
 from typing import Any
 
+from ..spec import END_BONUS, MAX_PLAYERS, MIN_PLAYERS
 from .bag import Bag
-from .board import Board, IllegalMove
+from .board import Board, Cell, IllegalMove
 from .hand import HAND_SIZE, distinct_exchanges, largest_group, remove_tiles
 from .lines import ALL, mask_of
 from .moves import Exchange, Move, Placement, move_from_json
-from .tiles import COPIES, NUM_TILES, NUM_TYPES, Tile
-
-FORMAT = "qwirkle-env/game"
-FORMAT_VERSION = 1
-END_BONUS = 6
-MIN_PLAYERS, MAX_PLAYERS = 2, 4
+from .save import FORMAT, FORMAT_VERSION, expect_format, load_game
+from .tiles import Tile
 
 
 class Game:
@@ -41,23 +37,72 @@ class Game:
             seed = random.SystemRandom().randrange(2**63)
         if not isinstance(seed, int) or isinstance(seed, bool):
             raise TypeError(f"seed must be an int or None, got {seed!r}")
-        self.num_players = num_players
-        self.seed = seed
-        self.strict_opening = bool(strict_opening)
-        self._rng = random.Random(seed)
-        self.board = Board()
-        self.bag = Bag(self._rng)
-        self.hands: list[list[int]] = [sorted(self.bag.draw(HAND_SIZE)) for _ in range(num_players)]
-        self.scores = [0] * num_players
-        self.history: list[tuple[int, Move, int]] = []
-        self.skips: list[tuple[int, int]] = []  # (move number, seat) of each skipped turn
-        self.bonus_seat: int | None = None
-        self.over = False
-        groups = [largest_group(h) for h in self.hands]
+        rng = random.Random(seed)
+        bag = Bag(rng)
+        hands = [sorted(bag.draw(HAND_SIZE)) for _ in range(num_players)]
+        groups = [largest_group(h) for h in hands]
         best = max(groups)
         tied = [seat for seat, g in enumerate(groups) if g == best]
-        self.current = tied[0] if len(tied) == 1 else self._rng.choice(tied)
-        self.opening_size: int | None = best  # None once the opening has been played
+        current = tied[0] if len(tied) == 1 else rng.choice(tied)
+        self._set_parts(
+            num_players=num_players, seed=seed, strict_opening=strict_opening, rng=rng,
+            board=Board(), bag=bag.tiles, hands=hands, scores=[0] * num_players, history=[],
+            skips=[], bonus_seat=None, over=False, current=current, opening_size=best,
+        )  # fmt: skip
+
+    @classmethod
+    def from_parts(
+        cls,
+        *,
+        num_players: int,
+        seed: int,
+        strict_opening: bool,
+        rng: random.Random,
+        board: Board,
+        bag: list[int],
+        hands: list[list[int]],
+        scores: list[int],
+        history: list[tuple[int, Move, int]],
+        skips: list[tuple[int, int]],
+        bonus_seat: int | None,
+        over: bool,
+        current: int,
+        opening_size: int | None,
+    ) -> Game:
+        """A game assembled from its parts, owned from then on (not copied, not checked).
+
+        Every Game is built here, ``__init__``, ``clone``, ``from_dict`` and
+        ``PlayerView.sample_game`` alike, so a new field cannot be forgotten by one of them.
+        ``rng`` draws the bag's future shuffles; ``bag`` is tile ids in draw order (the
+        next tile last); ``skips`` is (move number, seat) of each skipped turn;
+        ``opening_size`` is the forced opening's size, None once it has been played.
+        """
+        game = cls.__new__(cls)
+        game._set_parts(
+            num_players=num_players, seed=seed, strict_opening=strict_opening, rng=rng,
+            board=board, bag=bag, hands=hands, scores=scores, history=history, skips=skips,
+            bonus_seat=bonus_seat, over=over, current=current, opening_size=opening_size,
+        )  # fmt: skip
+        return game
+
+    def _set_parts(
+        self, *, num_players, seed, strict_opening, rng, board, bag, hands, scores, history,
+        skips, bonus_seat, over, current, opening_size,
+    ) -> None:  # fmt: skip
+        self.num_players: int = num_players
+        self.seed: int = seed
+        self.strict_opening = bool(strict_opening)
+        self._rng: random.Random = rng
+        self.board: Board = board
+        self.bag = Bag(rng, bag)
+        self.hands: list[list[int]] = hands
+        self.scores: list[int] = scores
+        self.history: list[tuple[int, Move, int]] = history
+        self.skips: list[tuple[int, int]] = skips
+        self.bonus_seat: int | None = bonus_seat
+        self.over: bool = over
+        self.current: int = current
+        self.opening_size: int | None = opening_size
 
     # --- what a player sees ----------------------------------------------------------
     def hand(self, seat: int | None = None) -> list[Tile]:
@@ -80,7 +125,7 @@ class Game:
     # --- moves -----------------------------------------------------------------------
     def legal_placements(self) -> list[Placement]:
         """Sorted, so equal games (a clone, a loaded save) list their moves in one order."""
-        found = sorted(tuple(sorted(items)) for items, _ in self._placements())
+        found = sorted(tuple(sorted(items)) for items, _ in self.placements_with_points())
         return [Placement(_tiles(items)) for items in found]
 
     def legal_exchanges(self) -> list[Exchange]:
@@ -95,11 +140,13 @@ class Game:
             return []
         return [*self.legal_placements(), *self.legal_exchanges()]
 
-    def _placements(self) -> list:
-        """Legal placements as (((cell, tile_id), ...), points), the opening rule applied."""
+    def placements_with_points(self) -> list[tuple[tuple[tuple[Cell, int], ...], int]]:
+        """The current player's legal placements as ``(((cell, tile_id), ...), points)``,
+        the opening rule applied: ``Board.placements_with_points`` for this hand, which
+        agents and the env read because it carries the points and costs no Tile objects."""
         if self.over:
             return []
-        found = self.board._placements(mask_of(self.hands[self.current]))
+        found = self.board.placements_with_points(mask_of(self.hands[self.current]))
         if self.strict_opening and self.opening_size is not None:
             found = [p for p in found if len(p[0]) == self.opening_size]
         return found
@@ -109,14 +156,19 @@ class Game:
         if self.over:
             raise IllegalMove("game over: no more moves can be played")
         if isinstance(move, Placement):
-            return self._apply_placement([(cell, t.id) for cell, t in move.tiles], move)
+            return self.apply_placement([(cell, t.id) for cell, t in move.tiles], move=move)
         if isinstance(move, Exchange):
-            return self._apply_exchange([t.id for t in move.tiles], move)
+            return self.apply_exchange([t.id for t in move.tiles], move=move)
         raise TypeError(f"a move is a Placement or an Exchange, got {move!r}")
 
-    def _apply_placement(self, items: list, move: Move | None = None, checked: bool = False) -> int:
-        """``checked=True``: the placement is known to be legal on this board (a Turn built
-        it), so its points are read off the frontier instead of checking every line."""
+    def apply_placement(
+        self, items: list[tuple[Cell, int]], *, checked: bool = False, move: Move | None = None
+    ) -> int:
+        """``apply`` for a placement given as ``[(cell, tile_id), ...]``, the form
+        ``placements_with_points`` lists. ``checked=True`` trusts that the placement is
+        legal on this board (a Turn or the move list built it), so its points are read off
+        the frontier instead of checking every line; hand and opening are still checked.
+        ``move`` is the Placement to record in the history (built from ``items`` if None)."""
         seat = self.current
         rest = remove_tiles(self.hands[seat], (t for _, t in items))
         if rest is None:
@@ -131,8 +183,8 @@ class Game:
                 f"opening: the first move must place exactly {self.opening_size} tiles, "
                 f"the largest colour or shape group of the opener's hand (got {len(items)})"
             )
-        points = self.board._score(items) if checked else self.board._check(items)
-        self.board._place(items)
+        points = self.board.score_legal(items) if checked else self.board.score_ids(items)
+        self.board.place_legal(items)
         self.opening_size = None
         rest.extend(self.bag.draw(HAND_SIZE - len(rest)))
         rest.sort()
@@ -143,13 +195,14 @@ class Game:
             self.over = True
         self.scores[seat] += points
         if move is None:
-            move = Placement._of_ids(items)
+            move = Placement.of_ids(items)
         self.history.append((seat, move, points))
         if not self.over:
             self._advance()
         return points
 
-    def _apply_exchange(self, ids: list[int], move: Move | None = None) -> int:
+    def apply_exchange(self, ids: list[int], *, move: Move | None = None) -> int:
+        """``apply`` for an exchange given as tile ids."""
         seat = self.current
         if self.opening_size is not None:
             raise IllegalMove("opening: the first player must place, not exchange")
@@ -190,7 +243,7 @@ class Game:
         board = self.board
         if not len(board):
             return False
-        return not board.can_place(ALL & ~board._full)  # the types not all on the table
+        return not board.can_place(ALL & ~board.complete_types)  # the types not all on the table
 
     def _advance(self) -> None:
         """Passes the turn on, skipping players who can do nothing; ends a dead game."""
@@ -209,17 +262,15 @@ class Game:
 
     # --- copies and saving ------------------------------------------------------------
     def clone(self) -> Game:
-        new = Game.__new__(Game)
-        new.__dict__.update(self.__dict__)
-        new._rng = random.Random()
-        new._rng.setstate(self._rng.getstate())
-        new.board = self.board.copy()
-        new.bag = Bag(new._rng, list(self.bag.tiles))
-        new.hands = [list(h) for h in self.hands]
-        new.scores = list(self.scores)
-        new.history = list(self.history)
-        new.skips = list(self.skips)
-        return new
+        rng = random.Random()
+        rng.setstate(self._rng.getstate())
+        return Game.from_parts(
+            num_players=self.num_players, seed=self.seed, strict_opening=self.strict_opening,
+            rng=rng, board=self.board.copy(), bag=list(self.bag.tiles),
+            hands=[list(h) for h in self.hands], scores=list(self.scores),
+            history=list(self.history), skips=list(self.skips), bonus_seat=self.bonus_seat,
+            over=self.over, current=self.current, opening_size=self.opening_size,
+        )  # fmt: skip
 
     def record(self) -> dict[str, Any]:
         """The seed, the options and the moves: enough to replay the game exactly."""
@@ -234,7 +285,7 @@ class Game:
 
     @classmethod
     def from_record(cls, record: dict[str, Any]) -> Game:
-        _expect_format(record, FORMAT + "-record")
+        expect_format(record, FORMAT + "-record")
         game = cls(record["num_players"], record["seed"], record["strict_opening"])
         for i, data in enumerate(record["moves"]):
             try:
@@ -269,9 +320,9 @@ class Game:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Game:
         """Rebuilds a saved game; raises ValueError naming the fault if it is corrupt."""
-        _expect_format(data, FORMAT)
+        expect_format(data, FORMAT)
         try:
-            return _load(cls, data)
+            return load_game(cls, data)
         except (KeyError, TypeError, IndexError, AttributeError) as err:
             raise ValueError(f"corrupt game: missing or malformed field ({err!r})") from None
 
@@ -290,105 +341,3 @@ class Game:
 
 def _tiles(items) -> list:
     return [(cell, Tile.from_id(t)) for cell, t in items]
-
-
-def _expect_format(data: object, name: str) -> None:
-    if not isinstance(data, dict):
-        raise ValueError(f"not a saved game: expected a dict, got {type(data).__name__}")
-    if data.get("format") != name:
-        raise ValueError(f"not a saved game: format is {data.get('format')!r}, expected {name!r}")
-    if data.get("version") != FORMAT_VERSION:
-        raise ValueError(
-            f"unsupported save version {data.get('version')!r}: this qwirkle-env reads version "
-            f"{FORMAT_VERSION}"
-        )
-
-
-def _int(value: object, what: str, low: int | None = None, high: int | None = None) -> int:
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise ValueError(f"corrupt game: {what} must be an int, got {value!r}")
-    if (low is not None and value < low) or (high is not None and value > high):
-        raise ValueError(f"corrupt game: {what} = {value} is outside {low}..{high}")
-    return value
-
-
-def _parts(value: object, n: int, what: str) -> list:
-    """A list of exactly ``n`` items, else a ValueError that says which field is wrong."""
-    if not isinstance(value, (list, tuple)) or len(value) != n:
-        raise ValueError(f"corrupt game: {what} must be a list of {n} items, got {value!r}")
-    return list(value)
-
-
-def _load(cls: type[Game], data: dict[str, Any]) -> Game:
-    n = _int(data["num_players"], "num_players", MIN_PLAYERS, MAX_PLAYERS)
-    tile_ids = []
-    board_tiles = {}
-    for entry in data["board"]:
-        r, c, t = _parts(entry, 3, "board entry [row, col, tile]")
-        cell = (_int(r, "board row"), _int(c, "board column"))
-        if cell in board_tiles:
-            raise ValueError(f"corrupt game: board cell {cell} appears twice")
-        board_tiles[cell] = Tile.from_id(_int(t, "board tile", 0, NUM_TYPES - 1))
-    bag = [_int(t, "bag tile", 0, NUM_TYPES - 1) for t in data["bag"]]
-    hands = [[_int(t, "hand tile", 0, NUM_TYPES - 1) for t in h] for h in data["hands"]]
-    if len(hands) != n:
-        raise ValueError(f"corrupt game: {len(hands)} hands for {n} players")
-    for seat, h in enumerate(hands):
-        if len(h) > HAND_SIZE:
-            raise ValueError(f"corrupt game: player {seat} holds {len(h)} tiles, at most 6")
-    tile_ids = [t.id for t in board_tiles.values()] + bag + [t for h in hands for t in h]
-    if len(tile_ids) != NUM_TILES:
-        raise ValueError(
-            f"corrupt game: {len(tile_ids)} tiles (table {len(board_tiles)}, bag {len(bag)}, "
-            f"hands {sum(map(len, hands))}); a game holds exactly {NUM_TILES}"
-        )
-    for t, count in Counter(tile_ids).items():
-        if count != COPIES:
-            raise ValueError(
-                f"corrupt game: {count} copies of {Tile.from_id(t)}; each tile has {COPIES}"
-            )
-    try:
-        board = Board(board_tiles)
-    except IllegalMove as err:
-        raise ValueError(f"corrupt game: the table breaks a rule: {err}") from None
-    scores = [_int(s, "score", 0) for s in data["scores"]]
-    if len(scores) != n:
-        raise ValueError(f"corrupt game: {len(scores)} scores for {n} players")
-    history = []
-    totals = [0] * n
-    for entry in data["history"]:
-        seat = _int(entry["seat"], "history seat", 0, n - 1)
-        points = _int(entry["points"], "history points", 0)
-        move = move_from_json({k: v for k, v in entry.items() if k in ("place", "exchange")})
-        history.append((seat, move, points))
-        totals[seat] += points
-    if totals != scores:
-        raise ValueError(f"corrupt game: scores {scores} do not add up to the moves' {totals}")
-    game = cls.__new__(cls)
-    game.num_players = n
-    game.seed = _int(data["seed"], "seed")
-    game.strict_opening = bool(data["strict_opening"])
-    version, internal, gauss = _parts(data["rng"], 3, "rng")
-    game._rng = random.Random()
-    try:
-        game._rng.setstate((version, tuple(internal), gauss))
-    except (TypeError, ValueError) as err:
-        raise ValueError(f"corrupt game: bad random state ({err})") from None
-    game.board = board
-    game.bag = Bag(game._rng, bag)
-    game.hands = [sorted(h) for h in hands]
-    game.scores = scores
-    game.history = history
-    game.skips = [
-        (_int(a, "skip move"), _int(b, "skip seat", 0, n - 1))
-        for a, b in (_parts(s, 2, "skip [move, seat]") for s in data["skips"])
-    ]
-    bonus = data["bonus_seat"]
-    game.bonus_seat = None if bonus is None else _int(bonus, "bonus_seat", 0, n - 1)
-    game.over = bool(data["over"])
-    game.current = _int(data["current"], "current", 0, n - 1)
-    opening = data["opening_size"]
-    game.opening_size = None if opening is None else _int(opening, "opening_size", 1, 6)
-    if (game.opening_size is None) != bool(len(board)):
-        raise ValueError("corrupt game: opening_size must be set exactly while the table is empty")
-    return game

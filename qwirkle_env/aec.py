@@ -53,6 +53,10 @@ win of everyone, zero-sum always. ``"points"``: each step's change in the turn's
 (the end bonus at the final "end"), so an agent's rewards sum to its final score.
 ``"margin"``: the same change to the mover and minus it divided by N-1 to each opponent.
 
+**Crafted positions.** ``reset(options={"game": game})`` plays on from a copy of an
+engine ``Game`` in progress (its bag order and RNG included) instead of dealing a new one;
+``VectorQwirkle.load`` does the same in the simulator.
+
 **Version history.** v0: first release.
 """
 
@@ -66,35 +70,29 @@ from gymnasium import spaces
 from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
-from pettingzoo.utils.env import AgentID
+from pettingzoo.utils.env import AECIterable, AgentID
 
-from .actions import ActionCodec
-from .game import MAX_PLAYERS, Game
-from .lines import ids_of, mask_of
+from .actions import ActionCodec, outside_window
+from .engine.board import Board
+from .engine.game import Game
+from .engine.lines import ids_of, mask_of
+from .engine.turn import Turn
 from .observation import (
-    NUM_FEATURES,
-    NUM_PLANES,
     Observer,
     observation_high,
-    observation_size,
-    split_observation,
 )
-from .turn import Turn
+from .spec import (
+    DEFAULT_WINDOW,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    MIN_WINDOW,
+    REACH,
+    REWARD_MODES,
+    win_share,
+)
 from .view import PlayerView
 
-__all__ = [
-    "DEFAULT_WINDOW",
-    "NUM_FEATURES",
-    "NUM_PLANES",
-    "env",
-    "observation_size",
-    "raw_env",
-    "split_observation",
-]
-
-DEFAULT_WINDOW = 39
-REACH = 5  # a placement reaches at most this many cells past the bounding box
-REWARD_MODES = ("win", "points", "margin")
+__all__ = ["env", "raw_env"]
 
 
 def _set(array: np.ndarray, index: list[int], value: int) -> None:
@@ -117,17 +115,6 @@ class _TypeOffsets(dict):
     def __missing__(self, types: int) -> list[int]:
         offsets = self[types] = [t * self.cells for t in ids_of(types)]
         return offsets
-
-
-def outside_window(placements, origin: tuple[int, int], window: int) -> int:
-    """How many of these placements (as ``Board._placements`` lists them) put a tile
-    outside the window whose top-left table cell is ``origin``."""
-    r0, c0 = origin
-    return sum(
-        1
-        for items, _ in placements
-        if any(not (0 <= r - r0 < window and 0 <= c - c0 < window) for (r, c), _ in items)
-    )
 
 
 def env(**kwargs) -> AECEnv:
@@ -161,11 +148,11 @@ class raw_env(AECEnv, EzPickle):
         if (
             not isinstance(num_players, int)
             or isinstance(num_players, bool)
-            or not 2 <= num_players <= MAX_PLAYERS
+            or not MIN_PLAYERS <= num_players <= MAX_PLAYERS
         ):
             raise ValueError(f"num_players must be 2, 3 or 4, got {num_players!r}")
-        if not isinstance(window, int) or isinstance(window, bool) or window < 2 * REACH + 1:
-            raise ValueError(f"window must be an int >= {2 * REACH + 1}, got {window!r}")
+        if not isinstance(window, int) or isinstance(window, bool) or window < MIN_WINDOW:
+            raise ValueError(f"window must be an int >= {MIN_WINDOW}, got {window!r}")
         if reward not in REWARD_MODES:
             raise ValueError(f"reward must be one of {REWARD_MODES}, got {reward!r}")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
@@ -180,7 +167,7 @@ class raw_env(AECEnv, EzPickle):
         self.render_mode = render_mode
         self._window = None  # the pygame window of render_mode="human", opened on first use
         if render_mode == "human":
-            from .render_window import import_pygame
+            from .render.window import import_pygame
 
             import_pygame()  # fails here, naming the extra, rather than mid-game
         self.codec = ActionCodec(window)
@@ -216,7 +203,11 @@ class raw_env(AECEnv, EzPickle):
             self._seeder = random.Random(
                 seed if seed is not None else random.SystemRandom().random()
             )
-        self.game = Game(self.num_players, self._seeder.randrange(2**63), self.strict_opening)
+        game = (options or {}).get("game")
+        if game is None:
+            self.game = Game(self.num_players, self._seeder.randrange(2**63), self.strict_opening)
+        else:
+            self.game = self._crafted(game)
         self.agents = list(self.possible_agents)
         self.rewards = {a: 0.0 for a in self.agents}
         self._cumulative_rewards = {a: 0.0 for a in self.agents}
@@ -229,10 +220,36 @@ class raw_env(AECEnv, EzPickle):
         if self.render_mode == "human":
             self.render()
 
-    def step(self, action: int | None) -> None:
-        agent = self.agent_selection
+    def _crafted(self, game: Game) -> Game:
+        """``reset(options={"game": game})``: a copy of an engine game in progress, for
+        crafted positions (the simulator's ``load`` plays the same game)."""
+        if not isinstance(game, Game):
+            raise TypeError(f'options["game"] must be an engine Game, got {game!r}')
+        if game.over:
+            raise ValueError('options["game"] is over: give a game that has a move to play')
+        if (game.num_players, game.strict_opening) != (self.num_players, self.strict_opening):
+            raise ValueError(
+                f'options["game"] has {game.num_players} players, strict_opening='
+                f"{game.strict_opening}; this env plays {self.num_players}, "
+                f"strict_opening={self.strict_opening}"
+            )
+        return game.clone()
+
+    def _require_reset(self, what: str) -> None:
         if self.game is None:
-            raise RuntimeError("call reset() before step()")
+            raise RuntimeError(f"call reset() before {what}(): there is no game yet")
+
+    def last(self, observe: bool = True) -> tuple:
+        self._require_reset("last")
+        return super().last(observe)
+
+    def agent_iter(self, max_iter: int = 2**63) -> AECIterable:
+        self._require_reset("agent_iter")
+        return super().agent_iter(max_iter)
+
+    def step(self, action: int | None) -> None:
+        self._require_reset("step")
+        agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             if action is not None:
                 raise ValueError(
@@ -242,15 +259,15 @@ class raw_env(AECEnv, EzPickle):
             self._was_dead_step(action)
             return
         a = self.codec.check(action)
-        if not self._mask()[a]:
+        if not self.mover_mask()[a]:
             raise ValueError(
                 f"illegal action {a} for {agent}: {self.codec.describe(a, self._origin)}: "
-                f"{self._why_illegal(a)}"
+                f"{self.why_illegal(a)}"
             )
         self._cumulative_rewards[agent] = 0.0
         self.rewards = {x: 0.0 for x in self.agents}
         turn = self.turn
-        kind = self.codec._decode(a)
+        kind = self.codec.decode_checked(a)
         gained = 0
         if kind[0] == "place":
             _, t, r, c = kind
@@ -296,10 +313,8 @@ class raw_env(AECEnv, EzPickle):
             }
         if self.reward_mode == "win":
             winners = set(self.game.winners())
-            n = self.num_players
             for seat, a in enumerate(self.possible_agents):
-                won = 1.0 / len(winners) if seat in winners else 0.0
-                self.rewards[a] = n / (n - 1) * (won - 1.0 / n)
+                self.rewards[a] = win_share(self.num_players, len(winners), seat in winners)
 
     def _new_turn(self) -> None:
         game = self.game
@@ -331,12 +346,12 @@ class raw_env(AECEnv, EzPickle):
 
     def _count_outside(self) -> None:
         w = self.window
-        missed = outside_window(self.game._placements(), self._origin, w)
+        missed = outside_window(self.game.placements_with_points(), self._origin, w)
         if missed:
             self.outside_window += missed
             for a in self.agents:
                 self.infos[a]["outside_window"] = self.outside_window
-            if not self._mask().any():
+            if not self.mover_mask().any():
                 self._truncate(
                     f"window {w} is too small: every legal move of {self.agent_selection} lies "
                     f"outside it; use a larger window (the default {DEFAULT_WINDOW} held every "
@@ -353,21 +368,28 @@ class raw_env(AECEnv, EzPickle):
 
     # --- observation and mask ---------------------------------------------------------
     def observe(self, agent: AgentID) -> dict:
+        self._require_reset("observe")
         to_move = (
             agent == self.agent_selection
             and not self.terminations.get(agent, True)
             and not self.truncations.get(agent, True)
         )
         if to_move:
-            mask = self._mask().copy()
+            mask = self.mover_mask().copy()
         else:
             mask = np.zeros(self.codec.num_actions, dtype=np.int8)
         seat = self.agent_name_mapping[agent]
         obs = self._observer.observation(self.game, self.turn, seat, to_move)
         return {"observation": obs, "action_mask": mask}
 
-    def _mask(self) -> np.ndarray:
-        """The mask of the agent to move, recomputed once per sub-step.
+    @property
+    def origin(self) -> tuple[int, int]:
+        """The table cell shown at window cell (0, 0) this turn (fixed within a turn)."""
+        return self._origin
+
+    def mover_mask(self) -> np.ndarray:
+        """The mask of the agent to move (the env's own array: copy it to keep it),
+        recomputed once per sub-step.
 
         One array is kept and only the entries set last time are cleared, so a sub-step
         costs in proportion to its legal actions, not to the 55k-entry action space.
@@ -396,7 +418,7 @@ class raw_env(AECEnv, EzPickle):
                 shift = r0 * w + c0
                 index = [
                     at + offset
-                    for (r, c), fit in game.board._fits.items()
+                    for (r, c), fit in game.board.fit_masks.items()
                     if (types := fit & hand)
                     for at in (r * w + c - shift,)
                     for offset in offsets[types]
@@ -417,7 +439,8 @@ class raw_env(AECEnv, EzPickle):
         self._mask_cache = mask
         return mask
 
-    def _why_illegal(self, action: int) -> str:
+    def why_illegal(self, action: int) -> str:
+        """The rule ``action`` breaks now, in words (for error messages and the human UI)."""
         kind = self.codec.decode(action)
         if kind[0] == "place":
             _, t, r, c = kind
@@ -430,6 +453,7 @@ class raw_env(AECEnv, EzPickle):
 
     def player_view(self, agent: AgentID | None = None) -> PlayerView:
         """What ``agent`` (default: the one to move) may know, for scripted agents."""
+        self._require_reset("player_view")
         agent = self.agent_selection if agent is None else agent
         seat = self.agent_name_mapping[agent]
         turn = {"origin": self._origin, "window": self.window}
@@ -448,9 +472,10 @@ class raw_env(AECEnv, EzPickle):
 
             gymnasium.logger.warn("render() called without a render_mode; pass render_mode=...")
             return None
+        self._require_reset("render")
         from . import render
 
-        board, placed = self._board_now()
+        board, placed = self.board_now()
         if self.render_mode == "rgb_array":
             return render.board_image(board, highlight=placed)
         if self.render_mode == "human":
@@ -460,9 +485,10 @@ class raw_env(AECEnv, EzPickle):
 
     def human_frame(self) -> np.ndarray:
         """The picture the human window shows: table, every hand, scores (RGB array)."""
-        from .render_window import table_image
+        self._require_reset("human_frame")
+        from .render.window import table_image
 
-        board, placed = self._board_now()
+        board, placed = self.board_now()
         truncated = next((i["truncated"] for i in self.infos.values() if "truncated" in i), "")
         return table_image(
             self.game,
@@ -478,27 +504,28 @@ class raw_env(AECEnv, EzPickle):
         if self.render_mode != "human":
             raise RuntimeError(f'only render_mode="human" has a window, not {self.render_mode!r}')
         if self._window is None:
-            from .render_window import Window
+            from .render.window import Window
 
             self._window = Window(self.metadata["render_fps"])
         return self._window
 
     def render_svg(self) -> str:
+        self._require_reset("render_svg")
         from . import render
 
-        board, placed = self._board_now()
+        board, placed = self.board_now()
         return render.board_svg(board, highlight=placed)
 
-    def _board_now(self):
+    def board_now(self) -> tuple[Board, list[tuple[int, int]]]:
         """The table with this turn's tiles on it, and their cells (for highlighting)."""
         board = self.game.board
         if self.turn.placed:
             board = board.copy()
-            board._place(list(self.turn.placed))
+            board.place_legal(list(self.turn.placed))
         return board, [cell for cell, _ in self.turn.placed]
 
-    def _repr_svg_(self) -> str:
-        return self.render_svg()
+    def _repr_svg_(self) -> str | None:
+        return None if self.game is None else self.render_svg()  # None: Jupyter shows repr
 
     def close(self) -> None:
         if self._window is not None:

@@ -71,7 +71,7 @@ class Turn:
                 return [(self.centre, hand)]
             return [
                 (cell, m)
-                for cell, info in board._front.items()
+                for cell, info in board.frontier.items()
                 if (m := info[FIT_H] & info[FIT_V] & hand)
             ]
         options = []
@@ -125,11 +125,11 @@ class Turn:
         if reason:
             raise IllegalMove(reason)
         if self.exchange:
-            return self.game._apply_exchange(list(self.exchange))
+            return self.game.apply_exchange(list(self.exchange))
         # Every tile was checked on placing (or read off the exact mask); while the game
         # hasn't moved on, the placement is legal and only its points are needed.
         fresh = self._moves == len(self.game.history) and not self.game.over
-        return self.game._apply_placement(list(self.placed), checked=fresh)
+        return self.game.apply_placement(list(self.placed), checked=fresh)
 
     def exchange_fault(self, tile_id: int) -> str | None:
         """Why this tile can't join the exchange set now, or None."""
@@ -163,8 +163,8 @@ class Turn:
             return 0
         board = self.game.board
         if self._moves == len(self.game.history):
-            return board._score(self.placed)
-        return board._check(self.placed)
+            return board.score_legal(self.placed)
+        return board.score_ids(self.placed)
 
     # --- internals ---------------------------------------------------------------------
     def _axis(self) -> int:
@@ -172,7 +172,7 @@ class Turn:
 
     def _ends(self, board: Board, axis: int, hand: int) -> list[tuple[Cell, int]]:
         (dr, dc), low_side, high_side, perp_field = _AXES[axis]
-        cells = board._cells
+        cells = board.tile_ids
         placed = dict(self.placed)
         compat = ALL
         for t in placed.values():
@@ -191,7 +191,7 @@ class Turn:
                     compat &= COMPAT[t]
             out.append(((r, c), types_f, compat_f))
         options = []
-        front = board._front
+        front = board.frontier
         for q, types_f, compat_f in out:
             info = front.get(q)
             if info is None:
@@ -230,7 +230,7 @@ class Turn:
         if not len(self.game.board) and not self.placed:
             return f"opening: the first tile of the game goes to the window centre {self.centre}"
         try:
-            self.game.board._check([*self.placed, (cell, tile_id)])
+            self.game.board.score_ids([*self.placed, (cell, tile_id)])
         except IllegalMove as err:
             return str(err)
         return "the tiles placed this turn plus this one are not a legal placement"

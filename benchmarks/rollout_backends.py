@@ -1,7 +1,7 @@
 """Trainer throughput per rollout backend: PPO iterations exactly as ``agents.ppo.train``
 runs them (collect ``rollout_steps`` learner transitions, update, carry pending ones over).
 
-    python -m agents.rollout_bench --backends aec vector --num-envs 16 64
+    python benchmarks/rollout_backends.py --backends aec vector --num-envs 16 64
 
 Prints a markdown table: learner transitions per second of collection, agent-steps
 (every seat's sub-steps) per second of collection, the share of collection spent in the
@@ -11,14 +11,17 @@ networks' forward passes, the update's time, and whole-iteration learner steps/s
 from __future__ import annotations
 
 import argparse
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import torch
 
-from .base import make_agent
-from .network import PolicyValueNet
-from .ppo import PPOConfig, make_rollouts, ppo_update
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from agents.network import PolicyValueNet  # noqa: E402
+from agents.ppo import PPOConfig, make_rollouts, ppo_update  # noqa: E402
 
 
 def measure(cfg: PPOConfig, iterations: int, initial: dict | None) -> dict:
@@ -29,7 +32,7 @@ def measure(cfg: PPOConfig, iterations: int, initial: dict | None) -> dict:
     if initial is not None:
         net.load_state_dict(initial)
     opt = torch.optim.Adam(net.parameters(), lr=cfg.lr, eps=1e-5)
-    play, buf = make_rollouts(cfg, device, make_agent)
+    play, buf = make_rollouts(cfg, device)
     play.set_pool([net.state_dict()], PolicyValueNet(cfg.net).to(device))
     rng = np.random.default_rng(cfg.seed)
     # warm-up, about one game per slot: a steady mix of early and late positions (a late
@@ -64,7 +67,7 @@ def main(argv: list[str] | None = None) -> None:
     args = p.parse_args(argv)
     initial = None
     if args.ckpt:
-        from .checkpoint import load_checkpoint
+        from agents.checkpoint import load_checkpoint
 
         initial = load_checkpoint(args.ckpt)[0].state_dict()
     print("| backend | num_envs | learner steps/s (collect) | agent-steps/s (collect) "

@@ -8,6 +8,21 @@ from __future__ import annotations
 
 from enum import IntEnum
 
+from ..spec import COPIES, NUM_COLORS, NUM_SHAPES, NUM_TILES, NUM_TYPES
+
+__all__ = [
+    "COPIES",
+    "NUM_COLORS",
+    "NUM_SHAPES",
+    "NUM_TILES",
+    "NUM_TYPES",
+    "SHAPE_NAMES",
+    "Color",
+    "Shape",
+    "Tile",
+    "full_set",
+]
+
 
 class Color(IntEnum):
     RED = 0
@@ -26,12 +41,6 @@ class Shape(IntEnum):
     CLOVER = 4
     STAR8 = 5  # the eight-point star
 
-
-NUM_COLORS = 6
-NUM_SHAPES = 6
-NUM_TYPES = NUM_COLORS * NUM_SHAPES
-COPIES = 3
-NUM_TILES = NUM_TYPES * COPIES
 
 SHAPE_NAMES = ("circle", "star4", "diamond", "square", "clover", "star8")
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from .board import Cell, _as_tile, _pairs
+from .board import Cell, as_tile, checked_pairs
 from .tiles import Tile
 
 
@@ -16,10 +16,10 @@ class Placement:
     tiles: tuple[tuple[Cell, Tile], ...]
 
     def __init__(self, tiles: Iterable[tuple[Cell, Tile]]) -> None:
-        object.__setattr__(self, "tiles", tuple(sorted(_pairs(tiles))))
+        object.__setattr__(self, "tiles", tuple(sorted(checked_pairs(tiles))))
 
     @classmethod
-    def _of_ids(cls, items) -> Placement:
+    def of_ids(cls, items) -> Placement:
         """From ((row, col), tile_id) pairs the engine has already checked: no re-parsing."""
         move = object.__new__(cls)
         object.__setattr__(move, "tiles", tuple(sorted((c, Tile.from_id(t)) for c, t in items)))
@@ -42,7 +42,7 @@ class Exchange:
     tiles: tuple[Tile, ...]
 
     def __init__(self, tiles: Iterable[Tile]) -> None:
-        object.__setattr__(self, "tiles", tuple(sorted(_as_tile(t) for t in tiles)))
+        object.__setattr__(self, "tiles", tuple(sorted(as_tile(t) for t in tiles)))
 
     def __len__(self) -> int:
         return len(self.tiles)

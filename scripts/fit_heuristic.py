@@ -9,7 +9,7 @@ of one position's moves matters), and the coefficients are the defaults of
 (0.58 for points alone) and points +0.81, risk +2.70, own_five +3.95, lines +0.23, kept
 +0.58, duplicate +0.45, synergy +0.07.
 
-    python -m agents.fit_heuristic --games 200     # about 4 minutes on 2 cores
+    python scripts/fit_heuristic.py --games 200     # about 4 minutes on 2 cores
 """
 
 from __future__ import annotations
@@ -21,13 +21,11 @@ from multiprocessing import Pool
 
 import numpy as np
 
+from agents.baselines import best_by_points, exchange_rule
+from agents.heuristic import chance_opponent_holds, lines_through
+from agents.search import greedy_rollout, margin
 from qwirkle_env import Game
 from qwirkle_env.view import PlayerView
-
-from .baselines import best_by_points, exchange_rule
-from .evaluate import dead_board
-from .heuristic import chance_opponent_holds, lines_through
-from .search import greedy_rollout, margin
 
 FEATURES = ["points", "risk", "own_five", "lines", "kept", "duplicate", "synergy"]
 
@@ -41,7 +39,7 @@ def features(view: PlayerView, items, points: int) -> list[float]:
     for _, t in items:
         kept.remove(t)
     board = view.board.copy()
-    board._place(list(items))
+    board.place_legal(list(items))
     risk = own = lines = 0.0
     counts = Counter(kept)
     for n, mask in lines_through(board, items):
@@ -63,8 +61,8 @@ def positions(seed: int, deals: int = 40, share: float = 0.15) -> list:
     rng = random.Random(seed)
     game = Game(2, seed=seed)
     out = []
-    while not game.over and not dead_board(game) and len(game.history) < 300:
-        found = game._placements()
+    while not game.over and len(game.history) < 300:
+        found = game.placements_with_points()
         if game.history and found and game.bag.tiles and rng.random() < share:
             view = PlayerView.of(game, game.current)
             cands = sorted(found, key=lambda x: -x[1])[:10]
@@ -73,15 +71,15 @@ def positions(seed: int, deals: int = 40, share: float = 0.15) -> list:
                 deal, rollout_seed = view.sample_game(rng), rng.randrange(2**31)
                 for i, (items, _) in enumerate(cands):
                     g = deal.clone()
-                    g._apply_placement(list(items))
+                    g.apply_placement(list(items))
                     greedy_rollout(g, 2, random.Random(rollout_seed))
                     values[i] += margin(g, view.seat) / deals
             feats = np.array([features(view, items, pts) for items, pts in cands])
             out.append((feats, values))
         if found:
-            game._apply_placement(list(best_by_points(found, rng)))
+            game.apply_placement(list(best_by_points(found, rng)))
         else:
-            game._apply_exchange(exchange_rule(game.hands[game.current], len(game.bag), rng))
+            game.apply_exchange(exchange_rule(game.hands[game.current], len(game.bag), rng))
     return out
 
 

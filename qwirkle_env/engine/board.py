@@ -6,37 +6,48 @@ directions. That is all any rule needs: a tile fits a cell iff it is compatible 
 runs on each side, and a placement grows a run cell by cell. ``play`` updates only the
 frontier cells at the ends of the runs it changed, so move generation never rescans the
 table.
+
+Two faces: the rules API on ``Tile`` objects (``score``, ``play``, ``legal_placements``,
+``fits``) and, for the env, the game and agents in their hot loops, the same rules on tile
+ids (0..35) and id masks: ``placements_with_points``, ``score_ids``, ``score_legal`` and
+``place_legal`` (trusted: for placements already known legal), and the read-only views
+``tile_ids``, ``type_counts``, ``complete_types``, ``frontier`` and ``fit_masks``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
-from itertools import permutations
 
-from .lines import ALL, COMPAT, MAX_LINE, ids_of, line_fault, mask_of
+from .frontier import (
+    C_D,
+    C_L,
+    C_R,
+    C_U,
+    FIT_H,
+    FIT_V,
+    LEN_H,
+    LEN_V,
+    N_D,
+    N_L,
+    N_R,
+    N_U,
+    T_D,
+    T_L,
+    T_R,
+    T_U,
+)
+from .lines import ALL, COMPAT, ids_of, line_fault, line_points, mask_of
+from .placements import grown_placements, opening_placements
 from .tiles import COPIES, NUM_TYPES, Tile
 
 Cell = tuple[int, int]
 Placement = tuple[tuple[Cell, Tile], ...]
-
-# Frontier record fields. Axis 0 runs along a row (left/right), axis 1 along a column.
-FIT_H, FIT_V, LEN_H, LEN_V = 0, 1, 2, 3  # fit per axis; length of the line a tile here makes
-N_L, T_L, C_L = 4, 5, 6  # run to the left: length, tile mask, compatible mask
-N_R, T_R, C_R = 7, 8, 9
-N_U, T_U, C_U = 10, 11, 12
-N_D, T_D, C_D = 13, 14, 15
 
 _STEPS = ((0, -1), (0, 1), (-1, 0), (1, 0))  # left, right, up, down
 
 
 class IllegalMove(ValueError):
     """A move the rules forbid; the message names the rule."""
-
-
-def _line_points(length: int) -> int:
-    if length < 2:
-        return 0
-    return length + 6 if length == MAX_LINE else length
 
 
 class Board:
@@ -53,7 +64,7 @@ class Board:
         self._full = 0  # mask of the types whose copies are all on the table
         if tiles:
             for cell, tile in tiles.items():
-                self._cells[_as_cell(cell)] = _as_tile(tile).id
+                self._cells[_as_cell(cell)] = as_tile(tile).id
             for t in self._cells.values():
                 self._counts[t] += 1
                 if self._counts[t] >= COPIES:
@@ -112,21 +123,21 @@ class Board:
     # --- checking and playing ------------------------------------------------------
     def score(self, placement: Iterable[tuple[Cell, Tile]]) -> int:
         """Points the placement would score; raises IllegalMove if it breaks a rule."""
-        return self._check(_normalise(placement))
+        return self.score_ids(_normalise(placement))
 
     def play(self, placement: Iterable[tuple[Cell, Tile]]) -> int:
         """Checks, then places the tiles; the board is unchanged if it raises."""
         items = _normalise(placement)
-        points = self._check(items)
-        self._place(items)
+        points = self.score_ids(items)
+        self.place_legal(items)
         return points
 
     def legal_placements(self, tiles: Iterable[Tile]) -> list[Placement]:
         """Every distinct legal placement of a sub-multiset of ``tiles``, sorted."""
-        hand = mask_of(_as_tile(t).id for t in tiles)
+        hand = mask_of(as_tile(t).id for t in tiles)
         found = {
             tuple(sorted((cell, Tile.from_id(t)) for cell, t in items))
-            for items, _ in self._placements(hand)
+            for items, _ in self.placements_with_points(hand)
         }
         return sorted(found)
 
@@ -161,8 +172,36 @@ class Board:
             return True
         return any(fit & hand_mask for fit in self._fits.values())
 
-    # --- internals shared with the game and the env ---------------------------------
-    def _check(self, items: list[tuple[Cell, int]]) -> int:
+    # --- the id-level API: tile ids and masks, for the env, the game and agents -------
+    @property
+    def tile_ids(self) -> dict[Cell, int]:
+        """cell -> tile id of every tile on the table. Read-only: the board's own dict."""
+        return self._cells
+
+    @property
+    def type_counts(self) -> list[int]:
+        """Copies of each tile type on the table, by id. Read-only: the board's own list."""
+        return self._counts
+
+    @property
+    def complete_types(self) -> int:
+        """Mask of the tile types whose every copy is on the table."""
+        return self._full
+
+    @property
+    def frontier(self) -> dict[Cell, tuple[int, ...]]:
+        """Each empty cell touching a tile -> its record, indexed by ``FIT_H`` .. ``C_D``
+        (this module's constants): per side the run's length, tile mask and compatible
+        mask, per axis the types that fit and the line a tile there makes. Read-only."""
+        return self._front
+
+    @property
+    def fit_masks(self) -> dict[Cell, int]:
+        """Each frontier cell some tile fits alone -> the mask of those types. Read-only."""
+        return self._fits
+
+    def score_ids(self, items: list[tuple[Cell, int]]) -> int:
+        """``score`` on ``[(cell, tile_id), ...]``: points if legal, else IllegalMove."""
         if not items:
             raise IllegalMove("empty placement: place at least one tile")
         cells = self._cells
@@ -235,18 +274,19 @@ class Board:
             fault = line_fault(ids)
             if fault:
                 raise IllegalMove(fault)
-            points += _line_points(len(ids))
+            points += line_points(len(ids))
         return points if any_line else 1
 
-    def _score(self, items: list[tuple[Cell, int]]) -> int:
-        """What ``_check`` returns for a placement already known to be legal, read off the
-        frontier records instead of walking and checking every line."""
+    def score_legal(self, items: list[tuple[Cell, int]]) -> int:
+        """What ``score_ids`` returns, for a placement already known to be legal (a Turn or
+        ``placements_with_points`` built it): read off the frontier records instead of
+        walking and checking every line. An illegal placement gets a wrong number."""
         front = self._front
         if len(items) == 1:
             info = front.get(items[0][0])
             if info is None:  # the first tile of the game
                 return 1
-            return (_line_points(info[LEN_H]) + _line_points(info[LEN_V])) or 1
+            return (line_points(info[LEN_H]) + line_points(info[LEN_V])) or 1
         (r, c), _ = items[0]
         if items[1][0][0] == r:  # along a row
             cols = [q[1] for q, _ in items]
@@ -264,15 +304,16 @@ class Board:
         info = front.get(hi)
         if info is not None:
             length += info[after]
-        points = _line_points(length)
+        points = line_points(length)
         for q, _ in items:
             info = front.get(q)
             if info is not None:
-                points += _line_points(info[perp])
+                points += line_points(info[perp])
         return points
 
-    def _place(self, items: list[tuple[Cell, int]]) -> None:
-        """Puts already-checked tiles down and refreshes the frontier around them."""
+    def place_legal(self, items: list[tuple[Cell, int]]) -> None:
+        """Puts tiles known to be legal here down (no check) and refreshes the frontier
+        around them; ``play`` is the checked twin on Tiles."""
         cells = self._cells
         front = self._front
         fits = self._fits
@@ -383,91 +424,13 @@ class Board:
                         where = "row" if ax == 0 else "column"
                         raise IllegalMove(f"{fault} (in the {where} ending at {(r - dr, c - dc)})")
 
-    def _placements(self, hand: int) -> list[tuple[tuple[tuple[Cell, int], ...], int]]:
-        """Every legal placement from a hand mask, each once, with its points.
-
-        A placement is grown from its first anchor (a placed cell touching the table) in
-        row/column order: forwards over any cells, then backwards over cells that touch
-        nothing. That order reaches each placement exactly once, and every prefix of it is
-        itself legal, so each step checks only the new tile against the run.
-        """
+    def placements_with_points(self, hand: int) -> list[tuple[tuple[tuple[Cell, int], ...], int]]:
+        """Every legal placement of a sub-multiset of the hand mask's types, each once, as
+        ``(((cell, tile_id), ...), points)``: ``legal_placements`` on ids, with points
+        (grown from the frontier by ``placements.py``)."""
         if not self._cells:
-            return _opening_placements(hand)
-        out: list = []
-        for p, info in self._front.items():
-            for t in ids_of(info[FIT_H] & info[FIT_V] & hand):
-                pts_h = _line_points(info[LEN_H])
-                pts_v = _line_points(info[LEN_V])
-                first = ((p, t),)
-                out.append((first, (pts_h + pts_v) or 1))
-                rest = hand & ~(1 << t)
-                if not rest:
-                    continue
-                r, c = p
-                # A run is (axis, fixed coordinate, lo, hi, compatible mask, length, points
-                # of the perpendicular lines of the tiles placed so far).
-                row = (0, r, c - info[N_L], c + info[N_R], info[C_L] & info[C_R] & COMPAT[t],
-                       info[LEN_H], pts_v)  # fmt: skip
-                col = (1, c, r - info[N_U], r + info[N_D], info[C_U] & info[C_D] & COMPAT[t],
-                       info[LEN_V], pts_h)  # fmt: skip
-                self._extend(out, first, row, rest, True)
-                self._extend(out, first, col, rest, True)
-        return out
-
-    def _extend(self, out: list, items: tuple, run: tuple, rest: int, forward: bool) -> None:
-        axis, fixed, lo, hi, compat, length, perp_pts = run
-        if forward:
-            q = (fixed, hi + 1) if axis == 0 else (hi + 1, fixed)
-            info = self._front.get(q)
-            if info is None:
-                grown = (axis, fixed, lo, hi + 1, compat, length + 1, perp_pts)
-                self._branch(out, items, q, compat & rest, grown, rest, True)
-            else:
-                if axis == 0:
-                    n, types, beyond = info[N_R], info[T_R], info[C_R]
-                    fit, perp = info[FIT_V], _line_points(info[LEN_V])
-                else:
-                    n, types, beyond = info[N_D], info[T_D], info[C_D]
-                    fit, perp = info[FIT_H], _line_points(info[LEN_H])
-                if not types & ~compat:  # the tiles beyond q fit the run
-                    compat &= beyond
-                    grown = (axis, fixed, lo, hi + 1 + n, compat, length + 1 + n, perp_pts + perp)
-                    self._branch(out, items, q, compat & fit & rest, grown, rest, True)
-                compat = run[4]
-        q = (fixed, lo - 1) if axis == 0 else (lo - 1, fixed)
-        if q not in self._front:  # an anchor there generates this placement itself
-            grown = (axis, fixed, lo - 1, hi, compat, length + 1, perp_pts)
-            self._branch(out, items, q, compat & rest, grown, rest, False)
-
-    def _branch(
-        self, out: list, items: tuple, q: Cell, cand: int, run: tuple, rest: int, forward: bool
-    ) -> None:
-        axis, fixed, lo, hi, compat, length, perp_pts = run
-        points = _line_points(length) + perp_pts
-        for t in ids_of(cand):
-            placed = items + ((q, t),)
-            out.append((placed, points))
-            left = rest & ~(1 << t)
-            if left and length < MAX_LINE:
-                grown = (axis, fixed, lo, hi, compat & COMPAT[t], length, perp_pts)
-                self._extend(out, placed, grown, left, forward)
-
-
-def _opening_placements(hand: int) -> list:
-    """On an empty table: lines from (0, 0) running right or down."""
-    out: list = [((((0, 0), t),), 1) for t in ids_of(hand)]
-    groups = []
-    for c in range(6):
-        groups.append(ids_of(hand & (0b111111 << (6 * c))))
-    for s in range(6):
-        groups.append(ids_of(hand & sum(1 << (6 * c + s) for c in range(6))))
-    for group in groups:
-        for k in range(2, len(group) + 1):
-            for perm in permutations(group, k):
-                pts = _line_points(k)
-                out.append((tuple(((0, i), t) for i, t in enumerate(perm)), pts))
-                out.append((tuple(((i, 0), t) for i, t in enumerate(perm)), pts))
-    return out
+            return opening_placements(hand)
+        return grown_placements(self._front, hand)
 
 
 def _neighbours(cell: Cell) -> list[Cell]:
@@ -491,13 +454,13 @@ def _as_cell(cell: object) -> Cell:
     raise TypeError(f"a cell is a (row, col) pair of ints, got {cell!r}")
 
 
-def _as_tile(tile: object) -> Tile:
+def as_tile(tile: object) -> Tile:
     if isinstance(tile, Tile):
         return tile
     raise TypeError(f"expected a Tile, got {tile!r} (make one with Tile(Color.RED, Shape.SQUARE))")
 
 
-def _pairs(placement: Iterable[tuple[Cell, Tile]]) -> list[tuple[Cell, Tile]]:
+def checked_pairs(placement: Iterable[tuple[Cell, Tile]]) -> list[tuple[Cell, Tile]]:
     """The placement as checked ((row, col), Tile) pairs; TypeError says what is wrong."""
     pairs = []
     for entry in placement:
@@ -507,12 +470,16 @@ def _pairs(placement: Iterable[tuple[Cell, Tile]]) -> list[tuple[Cell, Tile]]:
             raise TypeError(
                 f"a placement is a list of ((row, col), Tile) pairs; got {entry!r}"
             ) from None
-        pairs.append((_as_cell(cell), _as_tile(tile)))
+        pairs.append((_as_cell(cell), as_tile(tile)))
     return pairs
 
 
 def _normalise(placement: Iterable[tuple[Cell, Tile]]) -> list[tuple[Cell, int]]:
-    return [(cell, tile.id) for cell, tile in _pairs(placement)]
+    return [(cell, tile.id) for cell, tile in checked_pairs(placement)]
 
 
-__all__ = ["Board", "Cell", "IllegalMove", "Placement"]
+__all__ = [  # the frontier fields too, where agents and the turn have always read them
+    "C_D", "C_L", "C_R", "C_U", "FIT_H", "FIT_V", "LEN_H", "LEN_V", "N_D", "N_L", "N_R",
+    "N_U", "T_D", "T_L", "T_R", "T_U", "Board", "Cell", "IllegalMove", "Placement",
+    "as_tile", "checked_pairs",
+]  # fmt: skip

@@ -9,7 +9,7 @@ observation are the AEC env's: slot ``i`` reset with seed ``s`` plays exactly th
 ``raw_env().reset(seed=s)`` plays, and its later games are those of ``reset()`` without a
 seed (checked step by step in ``tests/test_vector.py``).
 
-Observations and masks are compact (``qwirkle_env.compact``):
+Observations and masks are compact (``qwirkle_env.vector.compact``):
 
 | key | shape, dtype | content |
 |---|---|---|
@@ -18,7 +18,7 @@ Observations and masks are compact (``qwirkle_env.compact``):
 | ``action_mask`` | ``(N, W*W + 1)`` int64 | legal tile types per cell; last: exchange + end |
 
 ``compact.dense_observation`` / ``dense_mask`` (numpy) and ``torch_planes`` /
-``masked_logits`` (torch) give the env's exact dense layout; ``dense=True`` returns that
+``torch_masked_logits`` (torch) give the env's exact dense layout; ``dense=True`` returns that
 layout from ``reset`` and ``step`` directly (``observation`` float32 and ``action_mask``
 int8, as the AEC env's ``observe``), at a large cost in memory traffic. Rewards are
 ``(N, players)``: what each seat received in this step, as ``raw_env.rewards`` after a
@@ -34,18 +34,26 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 from gymnasium import spaces
 
-from . import vector_core as core
-from ._jit import COMPILED, warn_if_slow
-from .actions import ActionCodec
-from .board import Board
+from ..actions import ActionCodec, outside_window
+from ..engine.board import Board
+from ..engine.game import Game
+from ..engine.lines import mask_of
+from ..engine.tiles import Tile
+from ..observation import observation_high
+from ..spec import (
+    DEFAULT_WINDOW,
+    MAX_PLAYERS,
+    MIN_PLAYERS,
+    MIN_WINDOW,
+    NUM_FEATURES,
+    REWARD_MODES,
+)
+from . import core
 from .compact import dense_mask, dense_observation
-from .env import DEFAULT_WINDOW, REACH, REWARD_MODES, outside_window
-from .game import MAX_PLAYERS, MIN_PLAYERS
-from .lines import mask_of
+from .jit import COMPILED, warn_if_slow
+from .load import load_game
 from .mt19937 import seed_key
-from .observation import NUM_FEATURES, observation_high
-from .tiles import Tile
-from .vector_state import GRID, TABLE, allocate
+from .state import GRID, TABLE, allocate
 
 __all__ = ["COMPILED", "VectorQwirkle"]
 
@@ -81,8 +89,8 @@ class VectorQwirkle:
             or not MIN_PLAYERS <= num_players <= MAX_PLAYERS
         ):
             raise ValueError(f"num_players must be 2, 3 or 4, got {num_players!r}")
-        if not isinstance(window, int) or isinstance(window, bool) or window < 2 * REACH + 1:
-            raise ValueError(f"window must be an int >= {2 * REACH + 1}, got {window!r}")
+        if not isinstance(window, int) or isinstance(window, bool) or window < MIN_WINDOW:
+            raise ValueError(f"window must be an int >= {MIN_WINDOW}, got {window!r}")
         if reward not in REWARD_MODES:
             raise ValueError(f"reward must be one of {REWARD_MODES}, got {reward!r}")
         if not isinstance(grid, int) or grid < 32:
@@ -144,8 +152,7 @@ class VectorQwirkle:
         terminations, truncations, infos). A finished game's final scores are in
         ``infos["final_scores"]``; with autoreset its observation is already the next game's.
         """
-        if not self._seeded:
-            raise RuntimeError("call reset() before step()")
+        self._require_reset("step")
         actions = self._check(actions)
         s = self.state
         self._run(core.step_games, s, actions, self.autoreset)
@@ -166,23 +173,45 @@ class VectorQwirkle:
             self._info(),
         )
 
+    def load(self, i: int, game: Game) -> dict:
+        """Slot ``i`` continues the engine ``game`` from the start of its turn (the game's
+        bag order and RNG included), so crafted positions play on here exactly as in
+        ``raw_env().reset(options={"game": game})``; returns the observations. On autoreset
+        the slot's next game is its own seeded one."""
+        self._require_reset("load")
+        if not isinstance(i, (int, np.integer)) or not 0 <= i < self.num_envs:
+            raise ValueError(f"slot must be an int in 0..{self.num_envs - 1}, got {i!r}")
+        load_game(self.state, int(i), game)
+        if self.state.truncated[i]:
+            raise ValueError(
+                f"every legal move of player {game.current} lies outside the window "
+                f"{self.window}: use a larger window"
+            )
+        if self.state.check_window[i]:
+            self._count_outside(int(i))
+        return self._observation()
+
     def sample_actions(self, rng: np.random.Generator | None = None) -> np.ndarray:
         """A uniformly random legal action for every game (-1 for a finished one)."""
+        self._require_reset("sample_actions")
         rng = np.random.default_rng() if rng is None else rng
         out = np.empty(self.num_envs, dtype=np.int64)
-        self._run(core.sample_legal, self.state, rng.random(self.num_envs), out)
+        self._run(core.sample_actions, self.state, rng.random(self.num_envs), out)
         return out
 
     @property
     def seats(self) -> np.ndarray:
         """The seat to move in each game (the last mover's in a finished one)."""
+        self._require_reset("seats")
         return self.state.current.copy()
 
     def observations(self) -> dict:
+        self._require_reset("observations")
         return self._observation()
 
     def table(self, i: int) -> Board:
         """Game i's table as an engine ``Board`` (the table's own coordinates)."""
+        self._require_reset("table")
         s = self.state
         g = int(s.cfg[0])
         codes = s.grid[i]
@@ -194,7 +223,7 @@ class VectorQwirkle:
         return Board(tiles)
 
     def render_svg(self, i: int) -> str:
-        from . import render
+        from .. import render
 
         return render.board_svg(self.table(i))
 
@@ -204,6 +233,10 @@ class VectorQwirkle:
             self._pool = None
 
     # --- internals -----------------------------------------------------------------------
+    def _require_reset(self, what: str) -> None:
+        if not self._seeded:
+            raise RuntimeError(f"call reset() before {what}(): there are no games yet")
+
     def _run(self, kernel, *args) -> None:
         """``kernel(*args, lo, hi)`` over every game, split across the threads."""
         if self._pool is None:
@@ -268,7 +301,7 @@ class VectorQwirkle:
         seat = int(s.current[i])
         hand = mask_of(int(t) for t in s.hands[i, seat, : s.hand_n[i, seat]])
         origin = (int(s.origin[i, 0] - s.base[i, 0]), int(s.origin[i, 1] - s.base[i, 1]))
-        s.outside[i] += outside_window(board._placements(hand), origin, self.window)
+        s.outside[i] += outside_window(board.placements_with_points(hand), origin, self.window)
 
     def _observation_space(self, w: int) -> spaces.Dict:
         if self.dense:

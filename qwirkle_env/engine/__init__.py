@@ -1,0 +1,20 @@
+"""The rules of Qwirkle and nothing else (docs/RULES.md): tiles, lines, board (with its
+frontier and the placements grown from it), bag, hand, moves, game (and its saved form) and
+turn. Imports only ``qwirkle_env.spec``: no gymnasium, PettingZoo or torch."""
+
+from .board import Board, IllegalMove
+from .game import Game
+from .moves import Exchange, Move, Placement
+from .tiles import Color, Shape, Tile
+
+__all__ = [
+    "Board",
+    "Color",
+    "Exchange",
+    "Game",
+    "IllegalMove",
+    "Move",
+    "Placement",
+    "Shape",
+    "Tile",
+]

@@ -1,0 +1,99 @@
+"""Move generation: every legal placement of a hand, each once, with its points.
+
+A placement is grown from its first anchor (a placed cell touching the table) in row/column
+order: forwards over any cells, then backwards over cells that touch nothing. That order
+reaches each placement exactly once, and every prefix of it is itself legal, so each step
+checks only the new tile against the run, reading the board's frontier records.
+"""
+
+from __future__ import annotations
+
+from itertools import permutations
+
+from ..spec import MAX_LINE
+from .frontier import C_D, C_L, C_R, C_U, FIT_H, FIT_V, LEN_H, LEN_V, N_D, N_L, N_R, N_U, T_D, T_R
+from .lines import COMPAT, ids_of, line_points
+
+Cell = tuple[int, int]
+
+
+def grown_placements(front: dict, hand: int) -> list[tuple[tuple[tuple[Cell, int], ...], int]]:
+    """Every legal placement of the hand mask's types on a non-empty table whose frontier
+    records are ``front``, as ``(((cell, tile_id), ...), points)``."""
+    out: list = []
+    for p, info in front.items():
+        for t in ids_of(info[FIT_H] & info[FIT_V] & hand):
+            pts_h = line_points(info[LEN_H])
+            pts_v = line_points(info[LEN_V])
+            first = ((p, t),)
+            out.append((first, (pts_h + pts_v) or 1))
+            rest = hand & ~(1 << t)
+            if not rest:
+                continue
+            r, c = p
+            # A run is (axis, fixed coordinate, lo, hi, compatible mask, length, points
+            # of the perpendicular lines of the tiles placed so far).
+            row = (0, r, c - info[N_L], c + info[N_R], info[C_L] & info[C_R] & COMPAT[t],
+                   info[LEN_H], pts_v)  # fmt: skip
+            col = (1, c, r - info[N_U], r + info[N_D], info[C_U] & info[C_D] & COMPAT[t],
+                   info[LEN_V], pts_h)  # fmt: skip
+            _extend(front, out, first, row, rest, True)
+            _extend(front, out, first, col, rest, True)
+    return out
+
+
+def _extend(front: dict, out: list, items: tuple, run: tuple, rest: int, forward: bool) -> None:
+    axis, fixed, lo, hi, compat, length, perp_pts = run
+    if forward:
+        q = (fixed, hi + 1) if axis == 0 else (hi + 1, fixed)
+        info = front.get(q)
+        if info is None:
+            grown = (axis, fixed, lo, hi + 1, compat, length + 1, perp_pts)
+            _branch(front, out, items, q, compat & rest, grown, rest, True)
+        else:
+            if axis == 0:
+                n, types, beyond = info[N_R], info[T_R], info[C_R]
+                fit, perp = info[FIT_V], line_points(info[LEN_V])
+            else:
+                n, types, beyond = info[N_D], info[T_D], info[C_D]
+                fit, perp = info[FIT_H], line_points(info[LEN_H])
+            if not types & ~compat:  # the tiles beyond q fit the run
+                compat &= beyond
+                grown = (axis, fixed, lo, hi + 1 + n, compat, length + 1 + n, perp_pts + perp)
+                _branch(front, out, items, q, compat & fit & rest, grown, rest, True)
+            compat = run[4]
+    q = (fixed, lo - 1) if axis == 0 else (lo - 1, fixed)
+    if q not in front:  # an anchor there generates this placement itself
+        grown = (axis, fixed, lo - 1, hi, compat, length + 1, perp_pts)
+        _branch(front, out, items, q, compat & rest, grown, rest, False)
+
+
+def _branch(
+    front: dict, out: list, items: tuple, q: Cell, cand: int, run: tuple, rest: int, forward: bool
+) -> None:
+    axis, fixed, lo, hi, compat, length, perp_pts = run
+    points = line_points(length) + perp_pts
+    for t in ids_of(cand):
+        placed = items + ((q, t),)
+        out.append((placed, points))
+        left = rest & ~(1 << t)
+        if left and length < MAX_LINE:
+            grown = (axis, fixed, lo, hi, compat & COMPAT[t], length, perp_pts)
+            _extend(front, out, placed, grown, left, forward)
+
+
+def opening_placements(hand: int) -> list[tuple[tuple[tuple[Cell, int], ...], int]]:
+    """On an empty table: lines from (0, 0) running right or down."""
+    out: list = [((((0, 0), t),), 1) for t in ids_of(hand)]
+    groups = []
+    for c in range(6):
+        groups.append(ids_of(hand & (0b111111 << (6 * c))))
+    for s in range(6):
+        groups.append(ids_of(hand & sum(1 << (6 * c + s) for c in range(6))))
+    for group in groups:
+        for k in range(2, len(group) + 1):
+            for perm in permutations(group, k):
+                pts = line_points(k)
+                out.append((tuple(((0, i), t) for i, t in enumerate(perm)), pts))
+                out.append((tuple(((i, 0), t) for i, t in enumerate(perm)), pts))
+    return out
