@@ -82,7 +82,7 @@ State = namedtuple(
         "final_scores",  # int64[N, 4] scores of the game that ended in this step
         "final_outside",  # int64[N]
         "final_truncated",  # bool[N] the game that ended in this step was truncated
-        "error",  # int64[N] nonzero: why a kernel could not go on (see vector_core.ERRORS)
+        "error",  # int64[N] nonzero: why a kernel could not go on (see core.ERRORS)
     ],
 )
 
