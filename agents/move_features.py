@@ -50,7 +50,7 @@ FEATURES = (
     # the look ahead, for a shortlist: the next opponent's best reply, our kept tiles' best
     "reply_points", "reply_goes_out", "next_points",
 )  # fmt: skip
-NUM_FEATURES = len(FEATURES)
+NUM_MOVE_FEATURES = len(FEATURES)
 _GOES_OUT = FEATURES.index("goes_out")
 
 
@@ -120,7 +120,7 @@ class Candidates:
     placements: list  # ((cell, tile_id), ...) per placement, first rows
     exchanges: list  # tile ids per exchange, the rows after the placements
     points: np.ndarray  # float32, points scored now (end bonus included)
-    features: np.ndarray  # float32 (moves, NUM_FEATURES)
+    features: np.ndarray  # float32 (moves, NUM_MOVE_FEATURES)
     position: Position | None = None  # for the look ahead; None on an empty table
 
     def __len__(self) -> int:
@@ -159,7 +159,7 @@ def candidates(pos: Position) -> Candidates:
     opp_held = sum(k for s, k in enumerate(pos.hand_sizes) if s != pos.seat)
     mine = pos.scores[pos.seat]
     others = [s for i, s in enumerate(pos.scores) if i != pos.seat]
-    context = [0.0] * NUM_FEATURES
+    context = [0.0] * NUM_MOVE_FEATURES
     context[0] = pos.bag_size / NUM_TILES
     context[1] = float(pos.bag_size == 0)
     context[2] = min(pos.bag_size, HAND_SIZE) / HAND_SIZE
@@ -200,7 +200,7 @@ def candidates(pos: Position) -> Candidates:
         leave.fill(row, tuple(sorted(kept.elements())))
         rows.append(row)
         points.append(0)
-    features = np.array(rows, dtype=np.float32).reshape(len(rows), NUM_FEATURES)
+    features = np.array(rows, dtype=np.float32).reshape(len(rows), NUM_MOVE_FEATURES)
     points_ = np.array(points, dtype=np.float32)
     return Candidates(items_list, exchanges, points_, features, pos if len(pos.board) else None)
 

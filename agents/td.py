@@ -116,7 +116,7 @@ class TDConfig:
 class Trajectory:
     """One learner seat's decisions in one game."""
 
-    features: np.ndarray  # (K, NUM_FEATURES) of the chosen afterstates
+    features: np.ndarray  # (K, NUM_MOVE_FEATURES) of the chosen afterstates
     rewards: np.ndarray  # (K,) r_k in POINT_SCALE units, the result included in the last
 
 

@@ -19,12 +19,12 @@ import numpy as np
 import torch
 from torch import nn
 
-from .move_features import NUM_FEATURES
+from .move_features import NUM_MOVE_FEATURES
 
 
 @dataclass
 class ValueNetConfig:
-    features: int = NUM_FEATURES
+    features: int = NUM_MOVE_FEATURES
     hidden: int = 64
     layers: int = 2  # hidden layers
 
@@ -36,9 +36,9 @@ class MoveValueNet(nn.Module):
     def __init__(self, config: ValueNetConfig | None = None) -> None:
         super().__init__()
         self.config = config = config or ValueNetConfig()
-        if config.features != NUM_FEATURES:
+        if config.features != NUM_MOVE_FEATURES:
             raise ValueError(
-                f"this version describes a move with {NUM_FEATURES} features, the network "
+                f"this version describes a move with {NUM_MOVE_FEATURES} features, the network "
                 f"config asks for {config.features}"
             )
         if config.layers < 1 or config.hidden < 1:

@@ -18,7 +18,7 @@ from agents.evaluate import play_game as play_env_game
 from agents.heuristic import chance_opponent_holds
 from agents.move_features import (
     FEATURES,
-    NUM_FEATURES,
+    NUM_MOVE_FEATURES,
     POINT_SCALE,
     LookAhead,
     Position,
@@ -62,7 +62,7 @@ def test_every_legal_move_is_a_candidate_once():
         game = _game_at(seed, 6)
         cands = candidates(Position.of_game(game))
         assert len(cands) == len(game.legal_moves())
-        assert cands.features.shape == (len(cands), NUM_FEATURES)
+        assert cands.features.shape == (len(cands), NUM_MOVE_FEATURES)
         assert np.isfinite(cands.features).all()
         assert len(cands.exchanges) == len(game.legal_exchanges())
 
@@ -198,8 +198,8 @@ def test_value_agent_rejects_a_bad_temperature():
 
 
 def test_network_config_must_match_the_features():
-    with pytest.raises(ValueError, match=f"{NUM_FEATURES} features"):
-        MoveValueNet(ValueNetConfig(features=NUM_FEATURES + 1))
+    with pytest.raises(ValueError, match=f"{NUM_MOVE_FEATURES} features"):
+        MoveValueNet(ValueNetConfig(features=NUM_MOVE_FEATURES + 1))
     with pytest.raises(ValueError, match="hidden layer"):
         MoveValueNet(ValueNetConfig(layers=0))
 
@@ -208,7 +208,7 @@ def test_numpy_and_torch_forward_agree():
     torch.manual_seed(0)
     net = MoveValueNet()
     torch.nn.init.normal_(net.out.weight)
-    x = np.random.default_rng(0).normal(size=(50, NUM_FEATURES)).astype(np.float32)
+    x = np.random.default_rng(0).normal(size=(50, NUM_MOVE_FEATURES)).astype(np.float32)
     from agents.value_net import values
 
     expected = net(torch.from_numpy(x)).detach().numpy()
@@ -218,7 +218,7 @@ def test_numpy_and_torch_forward_agree():
 # --- TD targets and self-play ----------------------------------------------------------
 def test_lambda_returns_span_td0_to_monte_carlo():
     rewards = np.array([1.0, -2.0, 4.0], np.float32)
-    traj = Trajectory(np.zeros((3, NUM_FEATURES), np.float32), rewards)
+    traj = Trajectory(np.zeros((3, NUM_MOVE_FEATURES), np.float32), rewards)
     nxt = np.array([10.0, 20.0, 0.0], np.float32)
     assert lambda_returns(traj, nxt, 1.0).tolist() == [3.0, 2.0, 4.0]
     assert lambda_returns(traj, nxt, 0.0).tolist() == [11.0, 18.0, 4.0]
@@ -231,8 +231,12 @@ def test_targets_read_the_next_afterstate_of_the_same_trajectory():
     net = MoveValueNet()
     torch.nn.init.normal_(net.out.weight)
     rng = np.random.default_rng(1)
-    a = Trajectory(rng.normal(size=(2, NUM_FEATURES)).astype(np.float32), np.ones(2, np.float32))
-    b = Trajectory(rng.normal(size=(1, NUM_FEATURES)).astype(np.float32), np.ones(1, np.float32))
+    a = Trajectory(
+        rng.normal(size=(2, NUM_MOVE_FEATURES)).astype(np.float32), np.ones(2, np.float32)
+    )
+    b = Trajectory(
+        rng.normal(size=(1, NUM_MOVE_FEATURES)).astype(np.float32), np.ones(1, np.float32)
+    )
     x, y = targets(net, [a, b], 0.0)
     v = net(torch.from_numpy(x)).detach().numpy()
     assert y.tolist() == pytest.approx([1 + v[1], 1.0, 1.0])
