@@ -83,11 +83,8 @@ from .observation import (
 )
 from .spec import (
     DEFAULT_WINDOW,
-    MAX_PLAYERS,
-    MIN_PLAYERS,
-    MIN_WINDOW,
     REACH,
-    REWARD_MODES,
+    check_table_options,
     win_share,
 )
 from .view import PlayerView
@@ -145,16 +142,7 @@ class raw_env(AECEnv, EzPickle):
     ) -> None:
         EzPickle.__init__(self, num_players, window, reward, strict_opening, render_mode)
         super().__init__()
-        if (
-            not isinstance(num_players, int)
-            or isinstance(num_players, bool)
-            or not MIN_PLAYERS <= num_players <= MAX_PLAYERS
-        ):
-            raise ValueError(f"num_players must be 2, 3 or 4, got {num_players!r}")
-        if not isinstance(window, int) or isinstance(window, bool) or window < MIN_WINDOW:
-            raise ValueError(f"window must be an int >= {MIN_WINDOW}, got {window!r}")
-        if reward not in REWARD_MODES:
-            raise ValueError(f"reward must be one of {REWARD_MODES}, got {reward!r}")
+        check_table_options(num_players, window, reward)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(
                 f"render_mode must be None or one of {self.metadata['render_modes']}, "

@@ -35,6 +35,25 @@ ENV_ID = "qwirkle_env/Qwirkle-v0"
 REWARD_MODES = ("win", "points", "margin")
 
 
+def check_num_players(num_players: object) -> None:
+    """ValueError unless ``num_players`` is an int from MIN_PLAYERS to MAX_PLAYERS."""
+    if (
+        not isinstance(num_players, int)
+        or isinstance(num_players, bool)
+        or not MIN_PLAYERS <= num_players <= MAX_PLAYERS
+    ):
+        raise ValueError(f"num_players must be 2, 3 or 4, got {num_players!r}")
+
+
+def check_table_options(num_players: object, window: object, reward: object) -> None:
+    """The options the AEC env and the simulator share: a ValueError names the bad one."""
+    check_num_players(num_players)
+    if not isinstance(window, int) or isinstance(window, bool) or window < MIN_WINDOW:
+        raise ValueError(f"window must be an int >= {MIN_WINDOW}, got {window!r}")
+    if reward not in REWARD_MODES:
+        raise ValueError(f"reward must be one of {REWARD_MODES}, got {reward!r}")
+
+
 def win_share(num_players: int, winners: int, won: bool) -> float:
     """One seat's "win" reward: ``N/(N-1) * (1/|winners| - 1/N)`` to a winner and
     ``-1/(N-1)`` to a loser; +1/-1 with two players, zero-sum always. Plain arithmetic, so

@@ -411,3 +411,19 @@ def test_pure_python_fallback_plays_the_same_game():
     fast = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert slow.returncode == 0, slow.stderr
     assert slow.stdout == fast.stdout
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"num_envs": 0}, "num_envs must be a positive int, got 0"),
+        ({"num_players": 5}, "num_players must be 2, 3 or 4, got 5"),
+        ({"num_players": True}, "num_players must be 2, 3 or 4, got True"),
+        ({"window": 9}, "window must be an int >= 11, got 9"),
+        ({"reward": "score"}, "reward must be one of .*got 'score'"),
+        ({"grid": 16}, "grid must be an int >= 32, got 16"),
+    ],
+)
+def test_bad_simulator_options_say_what_is_allowed(options, message):
+    with pytest.raises(ValueError, match=message):
+        VectorQwirkle(**{"num_envs": 2, **options})

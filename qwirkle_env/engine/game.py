@@ -11,7 +11,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from ..spec import END_BONUS, MAX_PLAYERS, MIN_PLAYERS
+from ..spec import END_BONUS, check_num_players
 from .bag import Bag
 from .board import Board, Cell, IllegalMove
 from .hand import HAND_SIZE, distinct_exchanges, largest_group, remove_tiles
@@ -27,12 +27,7 @@ class Game:
     def __init__(
         self, num_players: int = 2, seed: int | None = None, strict_opening: bool = True
     ) -> None:
-        if (
-            not isinstance(num_players, int)
-            or isinstance(num_players, bool)
-            or not MIN_PLAYERS <= num_players <= MAX_PLAYERS
-        ):
-            raise ValueError(f"num_players must be 2, 3 or 4, got {num_players!r}")
+        check_num_players(num_players)
         if seed is None:
             seed = random.SystemRandom().randrange(2**63)
         if not isinstance(seed, int) or isinstance(seed, bool):

@@ -42,11 +42,8 @@ from ..engine.tiles import Tile
 from ..observation import observation_high
 from ..spec import (
     DEFAULT_WINDOW,
-    MAX_PLAYERS,
-    MIN_PLAYERS,
-    MIN_WINDOW,
     NUM_FEATURES,
-    REWARD_MODES,
+    check_table_options,
 )
 from . import core
 from .compact import dense_mask, dense_observation
@@ -83,16 +80,7 @@ class VectorQwirkle:
     ) -> None:
         if not isinstance(num_envs, int) or isinstance(num_envs, bool) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
-        if (
-            not isinstance(num_players, int)
-            or isinstance(num_players, bool)
-            or not MIN_PLAYERS <= num_players <= MAX_PLAYERS
-        ):
-            raise ValueError(f"num_players must be 2, 3 or 4, got {num_players!r}")
-        if not isinstance(window, int) or isinstance(window, bool) or window < MIN_WINDOW:
-            raise ValueError(f"window must be an int >= {MIN_WINDOW}, got {window!r}")
-        if reward not in REWARD_MODES:
-            raise ValueError(f"reward must be one of {REWARD_MODES}, got {reward!r}")
+        check_table_options(num_players, window, reward)
         if not isinstance(grid, int) or grid < 32:
             raise ValueError(f"grid must be an int >= 32, got {grid!r}")
         if threads is None:
