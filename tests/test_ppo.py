@@ -13,6 +13,7 @@ from agents.ppo import PPOConfig, ppo_loss, ppo_update
 from agents.selfplay import Buffer, SelfPlay
 from qwirkle_env import raw_env
 from qwirkle_env.spec import NUM_FEATURES, win_reward
+from tests.test_env import rewards_of_a_random_game
 
 torch.set_num_threads(1)  # shared CI cores: one thread is much faster
 
@@ -147,15 +148,7 @@ def test_win_reward_matches_env(num_players):
     """The trainer's terminal reward is exactly what the AEC env pays with reward="win"."""
     env = raw_env(num_players, window=25, reward="win")
     env.reset(seed=num_players)
-    rng = np.random.default_rng(num_players)
-    paid = dict.fromkeys(env.possible_agents, 0.0)
-    for agent in env.agent_iter():
-        obs, reward, term, trunc, _ = env.last()
-        paid[agent] += reward
-        if term or trunc:
-            env.step(None)
-            continue
-        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    paid = rewards_of_a_random_game(env, np.random.default_rng(num_players))
     assert env.game.over
     for seat, agent in enumerate(env.possible_agents):
         assert win_reward(env.game.scores, seat) == paid[agent]
