@@ -26,7 +26,7 @@ import numpy as np
 from qwirkle_env.engine.board import C_D, C_L, C_R, C_U, LEN_H, LEN_V, N_D, N_L, N_R, N_U, Board
 from qwirkle_env.engine.game import END_BONUS, Game
 from qwirkle_env.engine.hand import HAND_SIZE, distinct_exchanges, remove_tiles
-from qwirkle_env.engine.lines import ALL, COMPAT, MAX_LINE, ids_of, mask_of
+from qwirkle_env.engine.lines import ALL, COMPAT, MAX_LINE, ids_of, line_points, mask_of
 from qwirkle_env.engine.tiles import COPIES, NUM_SHAPES, NUM_TILES, NUM_TYPES
 from qwirkle_env.view import PlayerView
 
@@ -49,6 +49,9 @@ FEATURES = (
     "kept_synergy", "kept_playable", "kept_live",
     # the look ahead, for a shortlist: the next opponent's best reply, our kept tiles' best
     "reply_points", "reply_goes_out", "next_points",
+    # ... and the same without dealing: the expected best single tile for them and for us,
+    # and the best move of the kept tiles alone
+    "reply_expected", "next_kept", "next_expected",
 )  # fmt: skip
 NUM_MOVE_FEATURES = len(FEATURES)
 _GOES_OUT = FEATURES.index("goes_out")
@@ -340,6 +343,15 @@ class _LookAhead:
         self.draw: list[int] = []  # our top-up, the same for every move of the turn
         if how.refill and pos.bag_size:
             self.draw = rng.sample(pool, min(HAND_SIZE, pos.bag_size, len(pool)))
+        unseen = pos.unseen()
+        total = sum(unseen)
+        if self.exact:
+            self.their_chance = [float(k > 0) for k in unseen]
+        else:
+            self.their_chance = [chance_opponent_holds(k, total, self.held) for k in unseen]
+        self.bag_size = pos.bag_size
+        self.unseen, self.unseen_total = unseen, total
+        self.our_chance: dict[int, list[float]] = {}  # per number of tiles drawn
 
     def fill(self, row: np.ndarray, items, kept: list[int]) -> None:
         board = self.board
@@ -364,3 +376,44 @@ class _LookAhead:
         row[28] = total / max(len(self.opp), 1) / POINT_SCALE
         row[29] = out
         row[30] = top / POINT_SCALE
+        row[31] = expected_best_tile(board, self.their_chance) / POINT_SCALE
+        own = max((pts for _, pts in board.placements_with_points(mask_of(kept))), default=0)
+        row[32] = own / POINT_SCALE if kept else 0.0
+        drawn = min(HAND_SIZE - len(kept), self.bag_size)
+        chance = self.our_chance.get(drawn)
+        if chance is None:
+            total = self.unseen_total
+            chance = [chance_opponent_holds(k, total, drawn) for k in self.unseen]
+            self.our_chance[drawn] = chance
+        if kept:
+            chance = list(chance)
+            for t in kept:
+                chance[t] = 1.0
+        row[33] = expected_best_tile(board, chance) / POINT_SCALE
+
+
+def expected_best_tile(board: Board, chance: list[float]) -> float:
+    """The expected most a single tile scores on ``board`` for a hand that holds type t with
+    probability ``chance[t]``, taking the cells as independent. Unlike the best reply to a
+    dealt hand it has no sampling noise, which is what the choice between moves needs."""
+    front = board.frontier
+    hit: dict[int, float] = {}
+    spots = []
+    for cell, fit in board.fit_masks.items():
+        p = hit.get(fit)
+        if p is None:
+            miss = 1.0
+            for t in ids_of(fit):
+                miss *= 1.0 - chance[t]
+            p = hit[fit] = 1.0 - miss
+        if p > 0.0:
+            info = front[cell]
+            spots.append(((line_points(info[LEN_H]) + line_points(info[LEN_V])) or 1, p))
+    spots.sort(reverse=True)
+    expected, none_yet = 0.0, 1.0
+    for points, p in spots:
+        expected += points * p * none_yet
+        none_yet *= 1.0 - p
+        if none_yet < 1e-6:
+            break
+    return expected
