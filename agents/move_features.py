@@ -7,12 +7,9 @@ five is a Qwirkle for whoever holds its sixth tile), the tiles kept in hand (the
 the bag and the scores. Those are invariant to the colour/shape naming and cheap: they are
 read off the board's frontier records without copying the board.
 
-A look two moves ahead costs a board copy and two move generations per move, so it is
-made only for the few moves the agent shortlists (``Candidates.look_ahead``): the most the
-next opponent can score at once (from their hand, known exactly once the bag is empty in a
-2-player game, else the mean over hands dealt at random from the unseen tiles, the same
-deals for every move of the turn), whether that reply goes out, and the most our next move
-could score (from the kept tiles, topped up from the unseen tiles if ``LookAhead.refill``).
+The last columns, the look two moves ahead (``agents.look_ahead``), cost a board copy per
+move, so they are filled only for the few moves the agent shortlists
+(``Candidates.look_ahead``).
 """
 
 from __future__ import annotations
@@ -24,13 +21,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from qwirkle_env.engine.board import C_D, C_L, C_R, C_U, LEN_H, LEN_V, N_D, N_L, N_R, N_U, Board
-from qwirkle_env.engine.game import END_BONUS, Game
+from qwirkle_env.engine.game import END_BONUS
 from qwirkle_env.engine.hand import HAND_SIZE, distinct_exchanges, remove_tiles
-from qwirkle_env.engine.lines import ALL, COMPAT, MAX_LINE, ids_of, line_points, mask_of
-from qwirkle_env.engine.tiles import COPIES, NUM_SHAPES, NUM_TILES, NUM_TYPES
-from qwirkle_env.view import PlayerView
+from qwirkle_env.engine.lines import ALL, COMPAT, MAX_LINE, ids_of
+from qwirkle_env.engine.tiles import COPIES, NUM_SHAPES, NUM_TILES
 
 from .heuristic import chance_opponent_holds
+from .look_ahead import DEFAULT_LOOK_AHEAD, LOOK_AHEAD_FEATURES, LookAhead, TurnLookAhead
+from .position import Position
 
 # Points are divided by this before they reach the network, and its values are in the same
 # unit: the agent maximises points/POINT_SCALE + value.
@@ -47,73 +45,15 @@ FEATURES = (
     # the leave: the tiles kept in hand
     "kept", "kept_distinct", "kept_duplicates", "kept_colour_group", "kept_shape_group",
     "kept_synergy", "kept_playable", "kept_live",
-    # the look ahead, for a shortlist: the next opponent's best reply, our kept tiles' best
-    "reply_points", "reply_goes_out", "next_points",
-    # ... and the same without dealing: the expected best single tile for them and for us,
-    # and the best move of the kept tiles alone
-    "reply_expected", "next_kept", "next_expected",
+    # the look ahead, for a shortlist only (agents.look_ahead)
+    *LOOK_AHEAD_FEATURES,
 )  # fmt: skip
 NUM_MOVE_FEATURES = len(FEATURES)
 _GOES_OUT = FEATURES.index("goes_out")
-
-
-@dataclass
-class Position:
-    """What the mover knows at the start of a turn: a PlayerView's facts, without copies."""
-
-    board: Board  # read only
-    hand: list[int]
-    seat: int
-    scores: list[int]
-    hand_sizes: list[int]
-    bag_size: int
-    placements: list  # legal (((cell, tile_id), ...), points), opening rule and window applied
-    can_exchange: bool
-
-    @classmethod
-    def of_view(cls, view: PlayerView) -> Position:
-        return cls(
-            view.board, list(view.hand), view.seat, list(view.scores), list(view.hand_sizes),
-            view.bag_size, view.placements(), view.opening_size is None and view.bag_size > 0,
-        )  # fmt: skip
-
-    @classmethod
-    def of_game(cls, game: Game) -> Position:
-        """The mover's position straight from a game (self-play: no view, no board copy)."""
-        seat = game.current
-        return cls(
-            game.board, list(game.hands[seat]), seat, list(game.scores),
-            [len(h) for h in game.hands], len(game.bag), game.placements_with_points(),
-            game.opening_size is None and len(game.bag) > 0,
-        )  # fmt: skip
-
-    def unseen(self) -> list[int]:
-        """Copies of each tile type in the opponents' hands or the bag."""
-        counts = self.board.type_counts
-        out = [COPIES - counts[t] for t in range(NUM_TYPES)]
-        for t in self.hand:
-            out[t] -= 1
-        return out
-
-
-@dataclass(frozen=True)
-class LookAhead:
-    """How far the agent looks at its shortlist; a checkpoint stores the settings it was
-    trained with, and plays with them."""
-
-    shortlist: int = 6  # moves looked at two moves ahead
-    reply_samples: int = 1  # opponent hands dealt while unknown; the reply is their mean
-    refill: bool = False  # our next move from the kept tiles topped up by a random draw
-
-    def __post_init__(self) -> None:
-        if self.shortlist < 1 or self.reply_samples < 1:
-            raise ValueError(
-                f"shortlist and reply_samples must be >= 1, got {self.shortlist} and "
-                f"{self.reply_samples}"
-            )
-
-
-DEFAULT_LOOK_AHEAD = LookAhead()
+_AHEAD = FEATURES.index(LOOK_AHEAD_FEATURES[0])
+# what the look's values are divided by: points by POINT_SCALE, the 0/1 flag by 1
+_AHEAD_SCALE = tuple(1.0 if name.endswith("goes_out") else POINT_SCALE
+                     for name in LOOK_AHEAD_FEATURES)  # fmt: skip
 
 
 @dataclass
@@ -134,13 +74,16 @@ class Candidates:
         shortlist); ``rng`` deals the hidden tiles."""
         if self.position is None:
             return
-        ahead = _LookAhead(self.position, rng, how)
+        ahead = TurnLookAhead(self.position, rng, how)
         n = len(self.placements)
         for i in rows:
             if i < n and self.features[i, _GOES_OUT]:
                 continue  # the game is over
             items = self.placements[i] if i < n else ()
-            ahead.fill(self.features[i], items, self.kept(i))
+            row = self.features[i]
+            values = ahead.values(items, self.kept(i))
+            for k, (value, scale) in enumerate(zip(values, _AHEAD_SCALE, strict=True)):
+                row[_AHEAD + k] = value / scale
 
     def kept(self, i: int) -> list[int]:
         """The tiles the mover keeps after move ``i``."""
@@ -322,98 +265,3 @@ class _Leaves:
             sum(1 for t in kept if self.playable >> t & 1) / HAND_SIZE,
             sum(self.unseen[t] for t in kept) / (COPIES * HAND_SIZE),
         )
-
-
-class _LookAhead:
-    """The next opponent's best reply and the kept tiles' best next move, after a move."""
-
-    def __init__(self, pos: Position, rng: random.Random, how: LookAhead) -> None:
-        n_players = len(pos.scores)
-        nxt = (pos.seat + 1) % n_players
-        self.board = pos.board
-        self.held = pos.hand_sizes[nxt]
-        pool = [t for t, k in enumerate(pos.unseen()) for _ in range(k)]
-        # exact: with the bag empty, the one opponent holds every unseen tile
-        self.exact = pos.bag_size == 0 and n_players == 2
-        if self.exact:
-            self.opp = [mask_of(pool)] if pool else []
-        else:
-            k = min(self.held, len(pool))
-            self.opp = [mask_of(rng.sample(pool, k)) for _ in range(how.reply_samples) if k]
-        self.draw: list[int] = []  # our top-up, the same for every move of the turn
-        if how.refill and pos.bag_size:
-            self.draw = rng.sample(pool, min(HAND_SIZE, pos.bag_size, len(pool)))
-        unseen = pos.unseen()
-        total = sum(unseen)
-        if self.exact:
-            self.their_chance = [float(k > 0) for k in unseen]
-        else:
-            self.their_chance = [chance_opponent_holds(k, total, self.held) for k in unseen]
-        self.bag_size = pos.bag_size
-        self.unseen, self.unseen_total = unseen, total
-        self.our_chance: dict[int, list[float]] = {}  # per number of tiles drawn
-
-    def fill(self, row: np.ndarray, items, kept: list[int]) -> None:
-        board = self.board
-        if items:
-            board = board.copy()
-            board.place_legal(list(items))
-        total, out = 0.0, 0.0
-        for hand in self.opp:
-            best = 0
-            for placed, pts in board.placements_with_points(hand):
-                if self.exact and len(placed) == self.held:
-                    pts += END_BONUS
-                    out = 1.0
-                best = max(best, pts)
-            total += best
-        mine = kept + self.draw[: HAND_SIZE - len(kept)] if self.draw else kept
-        top = (
-            max((pts for _, pts in board.placements_with_points(mask_of(mine))), default=0)
-            if mine
-            else 0
-        )
-        row[28] = total / max(len(self.opp), 1) / POINT_SCALE
-        row[29] = out
-        row[30] = top / POINT_SCALE
-        row[31] = expected_best_tile(board, self.their_chance) / POINT_SCALE
-        own = max((pts for _, pts in board.placements_with_points(mask_of(kept))), default=0)
-        row[32] = own / POINT_SCALE if kept else 0.0
-        drawn = min(HAND_SIZE - len(kept), self.bag_size)
-        chance = self.our_chance.get(drawn)
-        if chance is None:
-            total = self.unseen_total
-            chance = [chance_opponent_holds(k, total, drawn) for k in self.unseen]
-            self.our_chance[drawn] = chance
-        if kept:
-            chance = list(chance)
-            for t in kept:
-                chance[t] = 1.0
-        row[33] = expected_best_tile(board, chance) / POINT_SCALE
-
-
-def expected_best_tile(board: Board, chance: list[float]) -> float:
-    """The expected most a single tile scores on ``board`` for a hand that holds type t with
-    probability ``chance[t]``, taking the cells as independent. Unlike the best reply to a
-    dealt hand it has no sampling noise, which is what the choice between moves needs."""
-    front = board.frontier
-    hit: dict[int, float] = {}
-    spots = []
-    for cell, fit in board.fit_masks.items():
-        p = hit.get(fit)
-        if p is None:
-            miss = 1.0
-            for t in ids_of(fit):
-                miss *= 1.0 - chance[t]
-            p = hit[fit] = 1.0 - miss
-        if p > 0.0:
-            info = front[cell]
-            spots.append(((line_points(info[LEN_H]) + line_points(info[LEN_V])) or 1, p))
-    spots.sort(reverse=True)
-    expected, none_yet = 0.0, 1.0
-    for points, p in spots:
-        expected += points * p * none_yet
-        none_yet *= 1.0 - p
-        if none_yet < 1e-6:
-            break
-    return expected

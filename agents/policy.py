@@ -21,7 +21,8 @@ from qwirkle_env.view import PlayerView
 
 from .base import Agent
 from .checkpoint import VALUE_FORMAT, load_checkpoint
-from .move_features import FEATURES, LookAhead
+from .look_ahead import LookAhead
+from .move_features import FEATURES
 from .network import PolicyValueNet, masked_logits
 from .value_agent import ValueAgent
 

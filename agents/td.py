@@ -34,7 +34,9 @@ from qwirkle_env.spec import win_reward
 from qwirkle_env.view import PlayerView
 
 from .evaluate import MAX_TURNS
-from .move_features import DEFAULT_LOOK_AHEAD, POINT_SCALE, LookAhead, Position, candidates
+from .look_ahead import DEFAULT_LOOK_AHEAD, LookAhead
+from .move_features import POINT_SCALE, candidates
+from .position import Position
 from .registry import make_agent
 from .search import margin
 from .value_agent import select

@@ -15,7 +15,8 @@ from pathlib import Path
 from tqdm import tqdm
 
 from .checkpoint import save_checkpoint
-from .move_features import FEATURES, LookAhead
+from .look_ahead import LookAhead
+from .move_features import FEATURES
 from .runlog import plot_curve, write_csv
 from .value_net import MoveValueNet
 

@@ -16,14 +16,9 @@ from qwirkle_env.engine.moves import Move
 from qwirkle_env.view import PlayerView
 
 from .base import PlanningAgent, exchange, placement
-from .move_features import (
-    DEFAULT_LOOK_AHEAD,
-    POINT_SCALE,
-    Candidates,
-    LookAhead,
-    Position,
-    candidates,
-)
+from .look_ahead import DEFAULT_LOOK_AHEAD, LookAhead
+from .move_features import POINT_SCALE, Candidates, candidates
+from .position import Position
 from .value_net import MoveValueNet, values
 
 

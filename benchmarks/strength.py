@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents.checkpoint import VALUE_FORMAT, load_checkpoint, save_checkpoint  # noqa: E402
 from agents.evaluate import run_tournament  # noqa: E402
-from agents.move_features import LookAhead  # noqa: E402
+from agents.look_ahead import LookAhead  # noqa: E402
 from agents.td_run import env_options  # noqa: E402
 from agents.value_net import MoveValueNet  # noqa: E402
 

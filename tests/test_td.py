@@ -16,16 +16,10 @@ import train
 from agents.checkpoint import VALUE_FORMAT, load_checkpoint, save_checkpoint
 from agents.evaluate import play_game as play_env_game
 from agents.heuristic import chance_opponent_holds
-from agents.move_features import (
-    FEATURES,
-    NUM_MOVE_FEATURES,
-    POINT_SCALE,
-    LookAhead,
-    Position,
-    candidates,
-    expected_best_tile,
-)
+from agents.look_ahead import LookAhead
+from agents.move_features import FEATURES, NUM_MOVE_FEATURES, POINT_SCALE, candidates
 from agents.network import NetConfig, PolicyValueNet
+from agents.position import Position
 from agents.registry import make_agent
 from agents.search import margin
 from agents.td import TDConfig, Trajectory, lambda_returns, play_game, targets
@@ -52,7 +46,6 @@ def _game_at(seed: int, turns: int) -> Game:
 
 def _crafted(board: Board, hand: list[Tile], bag: int = 50, hand_sizes=(6, 6)) -> Position:
     ids = sorted(t.id for t in hand)
-    from qwirkle_env.engine.lines import mask_of
 
     return Position(board, ids, 0, [10, 4], list(hand_sizes), bag,
                     board.placements_with_points(mask_of(ids)), bag > 0)  # fmt: skip
@@ -127,60 +120,6 @@ def test_the_kept_tiles_best_next_move_is_looked_at():
     cands.look_ahead([row], random.Random(0))
     assert cands.features[row][F["next_points"]] == pytest.approx(3 / POINT_SCALE)
     assert cands.kept(row) == [diamond.id]
-
-
-def _best_single(board: Board, mask: int) -> int:
-    return max((p for items, p in board.placements_with_points(mask) if len(items) == 1),
-               default=0)  # fmt: skip
-
-
-def test_the_expected_best_tile_of_a_known_hand_is_its_best_single_tile():
-    for seed in range(4):
-        board = _game_at(seed, 10).board
-        types = random.Random(seed).sample(range(36), 8)
-        chance = [1.0 if t in types else 0.0 for t in range(36)]
-        assert expected_best_tile(board, chance) == _best_single(board, mask_of(types))
-        assert expected_best_tile(board, [0.0] * 36) == 0
-
-
-def test_the_expected_best_tile_weighs_each_spot_by_its_chance():
-    red = [Tile(Color.RED, s) for s in list(Shape)[:5]]
-    board = Board({(0, i): t for i, t in enumerate(red)})
-    star8 = Tile(Color.RED, Shape.STAR8).id
-    chance = [0.0] * 36
-    chance[star8] = 1.0
-    assert expected_best_tile(board, chance) == 12  # the Qwirkle at either end
-    chance[star8] = 0.5
-    # two Qwirkle spots, then ten spots of 2 points above and below the line
-    expected = 12 * 0.5 + 12 * 0.25 + sum(2 * 0.5 * 0.5 ** (2 + k) for k in range(10))
-    assert expected_best_tile(board, chance) == pytest.approx(expected)
-    low = list(chance)
-    low[star8] = 0.2
-    assert expected_best_tile(board, low) < expected_best_tile(board, chance)
-
-
-def test_the_look_ahead_without_dealing_is_exact_once_the_bag_is_empty():
-    game = _game_at(2, 10)
-    pos = Position.of_game(game)
-    pos.bag_size = 0  # the opponent then holds every unseen tile
-    cands = candidates(pos)
-    rows = list(range(min(len(cands.placements), 8)))
-    cands.look_ahead(rows, random.Random(1))
-    unseen = pos.unseen()
-    for i in rows:
-        if cands.features[i][F["goes_out"]]:
-            continue
-        board = pos.board.copy()
-        board.place_legal(list(cands.placements[i]))
-        kept = cands.kept(i)
-        f = cands.features[i]
-        mask = mask_of(t for t, k in enumerate(unseen) if k)
-        assert f[F["reply_expected"]] == pytest.approx(_best_single(board, mask) / POINT_SCALE)
-        best = max((p for _, p in board.placements_with_points(mask_of(kept))), default=0)
-        assert f[F["next_kept"]] == pytest.approx(best / POINT_SCALE if kept else 0.0)
-        assert f[F["next_expected"]] == pytest.approx(
-            _best_single(board, mask_of(kept)) / POINT_SCALE
-        )
 
 
 def test_the_unknown_reply_is_dealt_from_the_unseen_tiles_reproducibly():
@@ -465,7 +404,6 @@ FORKED_MATCH = """
 import sys, torch
 from agents.checkpoint import save_checkpoint
 from agents.evaluate import run_tournament
-from agents.move_features import LookAhead
 from agents.td_run import env_options
 from agents.value_net import MoveValueNet, ValueNetConfig
 torch.set_num_threads(2)

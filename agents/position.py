@@ -1,0 +1,53 @@
+"""What the mover knows at the start of a turn, read once and shared by every move's features.
+
+A plain record of a PlayerView's facts. Self-play builds it straight from the game, without
+the view's copies: the features only read the board.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from qwirkle_env.engine.board import Board
+from qwirkle_env.engine.game import Game
+from qwirkle_env.engine.tiles import COPIES, NUM_TYPES
+from qwirkle_env.view import PlayerView
+
+
+@dataclass
+class Position:
+    """A PlayerView's facts, without its copies."""
+
+    board: Board  # read only
+    hand: list[int]
+    seat: int
+    scores: list[int]
+    hand_sizes: list[int]
+    bag_size: int
+    placements: list  # legal (((cell, tile_id), ...), points), opening rule and window applied
+    can_exchange: bool
+
+    @classmethod
+    def of_view(cls, view: PlayerView) -> Position:
+        return cls(
+            view.board, list(view.hand), view.seat, list(view.scores), list(view.hand_sizes),
+            view.bag_size, view.placements(), view.opening_size is None and view.bag_size > 0,
+        )  # fmt: skip
+
+    @classmethod
+    def of_game(cls, game: Game) -> Position:
+        """The mover's position straight from a game (self-play: no view, no board copy)."""
+        seat = game.current
+        return cls(
+            game.board, list(game.hands[seat]), seat, list(game.scores),
+            [len(h) for h in game.hands], len(game.bag), game.placements_with_points(),
+            game.opening_size is None and len(game.bag) > 0,
+        )  # fmt: skip
+
+    def unseen(self) -> list[int]:
+        """Copies of each tile type in the opponents' hands or the bag."""
+        counts = self.board.type_counts
+        out = [COPIES - counts[t] for t in range(NUM_TYPES)]
+        for t in self.hand:
+            out[t] -= 1
+        return out
