@@ -88,6 +88,7 @@ TD_HELP = {
     "eval_opponents": "comma-separated opponents for the learning curve",
     "seed": "random seed",
     "shortlist": "moves looked at two moves ahead each turn",
+    "play_shortlist": "the shortlist the saved checkpoints play with (0: --shortlist)",
     "reply_samples": "opponent hands dealt for the reply while it is unknown",
     "refill": "our next move from the kept tiles topped up by a random draw",
 }
@@ -273,7 +274,7 @@ def cmd_train(args: argparse.Namespace) -> Path:
     start = time.time()
     net = train(cfg, run, initial)
     run.close()
-    env = env_options(cfg.look_ahead())
+    env = env_options(cfg.play_look_ahead())
     final = save_checkpoint(run.dir / "checkpoints" / "final.pt", net, env,
                             cfg.to_dict(), cfg.total_games)  # fmt: skip
     print(f"trained in {(time.time() - start) / 60:.1f} min; checkpoint {final}; "

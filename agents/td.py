@@ -66,8 +66,9 @@ class TDConfig:
     eval_games: int = 100
     eval_opponents: str = "greedy,heuristic"
     seed: int = 0
-    # the look ahead at the shortlist (agents.move_features.LookAhead), stored in checkpoints
+    # the look ahead at the shortlist (agents.look_ahead.LookAhead), stored in checkpoints
     shortlist: int = 6
+    play_shortlist: int = 0  # the shortlist the saved agent plays with (0: ``shortlist``)
     reply_samples: int = 2
     refill: bool = True
     net: ValueNetConfig = field(default_factory=ValueNetConfig)
@@ -92,6 +93,8 @@ class TDConfig:
                 problems.append(f"players must list seat counts 2, 3 or 4 (got {self.players!r})")
         except ValueError:
             problems.append(f"players must be comma-separated integers (got {self.players!r})")
+        if self.play_shortlist < 0:
+            problems.append(f"play_shortlist must be >= 0 (got {self.play_shortlist})")
         if self.p_scripted > 0 and not self.scripted_specs():
             problems.append("p_scripted > 0 needs at least one --scripted agent spec")
         try:
@@ -103,6 +106,11 @@ class TDConfig:
 
     def look_ahead(self) -> LookAhead:
         return LookAhead(self.shortlist, self.reply_samples, self.refill)
+
+    def play_look_ahead(self) -> LookAhead:
+        """The look ahead saved with the checkpoints: the agent may look at more moves at
+        play time than it did in self-play, where each look slows collection."""
+        return LookAhead(self.play_shortlist or self.shortlist, self.reply_samples, self.refill)
 
     def player_counts(self) -> list[int]:
         return [int(s) for s in str(self.players).split(",") if s.strip()]

@@ -46,7 +46,7 @@ class TDRun:
 
     def checkpoint(self, net: MoveValueNet, games: int) -> Path:
         path = self.dir / "checkpoints" / f"games_{games:07d}.pt"
-        env = env_options(self.cfg.look_ahead())
+        env = env_options(self.cfg.play_look_ahead())
         save_checkpoint(path, net, env, self.cfg.to_dict(), games)
         save_checkpoint(self.dir / "checkpoints" / "latest.pt", net, env,
                         self.cfg.to_dict(), games)  # fmt: skip

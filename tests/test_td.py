@@ -346,12 +346,22 @@ def test_no_subcommand_means_td_training():
         (["--final-opponents", "ckpt:nowhere.pt"], "does not exist"),
         (["--final-games", "-1"], "--final-games must be >= 0"),
         (["--total-games", "0"], "total_games must be >= 1"),
+        (["--play-shortlist", "-1"], "play_shortlist must be >= 0"),
     ],
 )
 def test_options_that_cannot_work_fail_before_training(tmp_path, option, message):
     with pytest.raises(SystemExit, match=message):
         train.main([*TINY, "--out", str(tmp_path), *option])
     assert not (tmp_path / "checkpoints").exists()
+
+
+def test_the_saved_agent_plays_with_the_play_shortlist(tmp_path):
+    train.main([*TINY, "--out", str(tmp_path), "--name", "wide", "--play-shortlist", "9",
+                "--final-games", "0"])  # fmt: skip
+    for name in ("final.pt", "latest.pt"):
+        agent = make_agent(f"ckpt:{tmp_path / 'wide' / 'checkpoints' / name}")
+        assert agent.look_ahead.shortlist == 9
+    assert TDConfig(shortlist=4).play_look_ahead().shortlist == 4
 
 
 def test_resume_refuses_a_tile_policy(tmp_path):
