@@ -414,6 +414,7 @@ FORKED_MATCH = """
 import sys, torch
 from agents.checkpoint import save_checkpoint
 from agents.evaluate import run_tournament
+from agents.look_ahead import LookAhead
 from agents.td_run import env_options
 from agents.value_net import MoveValueNet, ValueNetConfig
 torch.set_num_threads(2)
