@@ -43,7 +43,9 @@ def main() -> None:
     parser.add_argument("--title", default="", help="title after 'Learning curve'")
     args = parser.parse_args()
     title = args.title or " + ".join(run.name for run in args.runs)
-    plot_curve(chained(args.runs), args.out, title, "self-play games (0 = untrained: plays as greedy)")
+    plot_curve(
+        chained(args.runs), args.out, title, "self-play games (0 = untrained: plays as greedy)"
+    )
     print(f"wrote {args.out}")
 
 

@@ -440,3 +440,16 @@ def test_a_wide_checkpoint_plays_in_forked_evaluation_workers(tmp_path):
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split()[-1] == "2"
+
+
+def test_chained_runs_make_one_learning_curve(tmp_path):
+    from scripts.plot_curves import chained
+
+    first, second = tmp_path / "D", tmp_path / "G"
+    for run, text in ((first, "0,0.5\n400,0.6\n"), (second, "0,0.6\n100,0.7\n")):
+        run.mkdir()
+        (run / "evals.csv").write_text("step,eval_win_greedy\n" + text)
+    steps = [(row["step"], row["eval_win_greedy"]) for row in chained([first, second])]
+    assert steps == [(0, 0.5), (400, 0.6), (500, 0.7)]
+    with pytest.raises(SystemExit, match="evals.csv does not exist"):
+        chained([tmp_path / "nowhere"])
