@@ -35,8 +35,8 @@ LOOK_AHEAD_FEATURES = (
 
 @dataclass(frozen=True)
 class LookAhead:
-    """How far the agent looks at its shortlist; a checkpoint stores the settings it was
-    trained with, and plays with them."""
+    """How far the agent looks at its shortlist; a checkpoint stores the settings its agent
+    plays with (those of self-play, or a longer shortlist: ``TDConfig.play_shortlist``)."""
 
     shortlist: int = 6  # moves looked at two moves ahead
     reply_samples: int = 1  # opponent hands dealt while unknown; the reply is their mean
@@ -61,6 +61,7 @@ class TurnLookAhead:
         self.board = pos.board
         self.held = pos.hand_sizes[(pos.seat + 1) % n_players]
         unseen = pos.unseen()
+        self.unseen, self.unseen_total = unseen, sum(unseen)
         pool = [t for t, k in enumerate(unseen) for _ in range(k)]
         # exact: with the bag empty, the one opponent holds every unseen tile
         self.exact = pos.bag_size == 0 and n_players == 2
@@ -70,13 +71,12 @@ class TurnLookAhead:
         else:
             k = min(self.held, len(pool))
             self.opp = [mask_of(rng.sample(pool, k)) for _ in range(how.reply_samples) if k]
-            total = sum(unseen)
+            total = self.unseen_total
             self.their_chance = [chance_opponent_holds(c, total, self.held) for c in unseen]
         self.draw: list[int] = []  # our top-up, the same for every move of the turn
         if how.refill and pos.bag_size:
             self.draw = rng.sample(pool, min(HAND_SIZE, pos.bag_size, len(pool)))
         self.bag_size = pos.bag_size
-        self.unseen = unseen
         self.our_chance: dict[int, list[float]] = {}  # per number of tiles we would draw
 
     def values(self, items, kept: list[int]) -> tuple[float, ...]:
@@ -111,7 +111,7 @@ class TurnLookAhead:
         drawn = min(HAND_SIZE - len(kept), self.bag_size)
         chance = self.our_chance.get(drawn)
         if chance is None:
-            total = sum(self.unseen)
+            total = self.unseen_total
             chance = [chance_opponent_holds(c, total, drawn) for c in self.unseen]
             self.our_chance[drawn] = chance
         if kept:

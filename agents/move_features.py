@@ -50,10 +50,10 @@ FEATURES = (
 )  # fmt: skip
 NUM_MOVE_FEATURES = len(FEATURES)
 _GOES_OUT = FEATURES.index("goes_out")
-_AHEAD = FEATURES.index(LOOK_AHEAD_FEATURES[0])
+_AHEAD = slice(FEATURES.index(LOOK_AHEAD_FEATURES[0]), NUM_MOVE_FEATURES)
 # what the look's values are divided by: points by POINT_SCALE, the 0/1 flag by 1
-_AHEAD_SCALE = tuple(1.0 if name.endswith("goes_out") else POINT_SCALE
-                     for name in LOOK_AHEAD_FEATURES)  # fmt: skip
+_AHEAD_SCALE = np.array([1.0 if name.endswith("goes_out") else POINT_SCALE
+                         for name in LOOK_AHEAD_FEATURES])  # fmt: skip
 
 
 @dataclass
@@ -80,10 +80,7 @@ class Candidates:
             if i < n and self.features[i, _GOES_OUT]:
                 continue  # the game is over
             items = self.placements[i] if i < n else ()
-            row = self.features[i]
-            values = ahead.values(items, self.kept(i))
-            for k, (value, scale) in enumerate(zip(values, _AHEAD_SCALE, strict=True)):
-                row[_AHEAD + k] = value / scale
+            self.features[i, _AHEAD] = np.divide(ahead.values(items, self.kept(i)), _AHEAD_SCALE)
 
     def kept(self, i: int) -> list[int]:
         """The tiles the mover keeps after move ``i``."""

@@ -12,7 +12,7 @@ from agents.move_features import FEATURES, POINT_SCALE, candidates
 from agents.position import Position
 from qwirkle_env import Board, Color, Shape, Tile
 from qwirkle_env.engine.lines import mask_of
-from tests.test_td import _game_at
+from tests.test_td import game_at
 
 F = {name: i for i, name in enumerate(FEATURES)}
 
@@ -24,7 +24,7 @@ def _best_single(board: Board, mask: int) -> int:
 
 def test_the_expected_best_tile_of_a_known_hand_is_its_best_single_tile():
     for seed in range(4):
-        board = _game_at(seed, 10).board
+        board = game_at(seed, 10).board
         types = random.Random(seed).sample(range(36), 8)
         chance = [1.0 if t in types else 0.0 for t in range(36)]
         assert expected_best_tile(board, chance) == _best_single(board, mask_of(types))
@@ -48,7 +48,7 @@ def test_the_expected_best_tile_weighs_each_spot_by_its_chance():
 
 
 def test_the_look_ahead_without_dealing_is_exact_once_the_bag_is_empty():
-    game = _game_at(2, 10)
+    game = game_at(2, 10)
     pos = Position.of_game(game)
     pos.bag_size = 0  # the opponent then holds every unseen tile
     cands = candidates(pos)

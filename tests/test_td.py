@@ -35,7 +35,7 @@ torch.set_num_threads(1)
 F = {name: i for i, name in enumerate(FEATURES)}
 
 
-def _game_at(seed: int, turns: int) -> Game:
+def game_at(seed: int, turns: int) -> Game:
     game = Game(2, seed=seed)
     rng = random.Random(seed)
     for _ in range(turns):
@@ -54,7 +54,7 @@ def _crafted(board: Board, hand: list[Tile], bag: int = 50, hand_sizes=(6, 6)) -
 # --- features ---------------------------------------------------------------------------
 def test_every_legal_move_is_a_candidate_once():
     for seed in range(5):
-        game = _game_at(seed, 6)
+        game = game_at(seed, 6)
         cands = candidates(Position.of_game(game))
         assert len(cands) == len(game.legal_moves())
         assert cands.features.shape == (len(cands), NUM_MOVE_FEATURES)
@@ -63,7 +63,7 @@ def test_every_legal_move_is_a_candidate_once():
 
 
 def test_features_are_the_same_from_a_view_and_from_the_game():
-    game = _game_at(3, 8)
+    game = game_at(3, 8)
     a = candidates(Position.of_game(game))
     b = candidates(Position.of_view(PlayerView.of(game, game.current)))
     assert np.array_equal(a.features, b.features) and np.array_equal(a.points, b.points)
@@ -123,7 +123,7 @@ def test_the_kept_tiles_best_next_move_is_looked_at():
 
 
 def test_the_unknown_reply_is_dealt_from_the_unseen_tiles_reproducibly():
-    game = _game_at(4, 6)
+    game = game_at(4, 6)
     rows = []
     for _ in range(2):
         cands = candidates(Position.of_game(game))
@@ -133,7 +133,7 @@ def test_the_unknown_reply_is_dealt_from_the_unseen_tiles_reproducibly():
 
 
 def test_late_in_the_game_the_choice_is_made_among_moves_whose_reply_was_checked():
-    game = _game_at(2, 0)
+    game = game_at(2, 0)
     layers = MoveValueNet().numpy_layers()
     while game.bag_size or game.over:
         if game.over:
@@ -158,7 +158,7 @@ def test_late_in_the_game_the_choice_is_made_among_moves_whose_reply_was_checked
 
 
 def test_exchange_rows_describe_the_leave():
-    game = _game_at(1, 4)
+    game = game_at(1, 4)
     cands = candidates(Position.of_game(game))
     n = len(cands.placements)
     for i, ids in enumerate(cands.exchanges):
@@ -171,7 +171,7 @@ def test_exchange_rows_describe_the_leave():
 def test_an_untrained_network_plays_like_greedy():
     layers = MoveValueNet().numpy_layers()
     for seed in range(5):
-        cands = candidates(Position.of_game(_game_at(seed, 5)))
+        cands = candidates(Position.of_game(game_at(seed, 5)))
         i = pick(move_values(layers, cands), 0.0, random.Random(0))
         assert cands.points[i] == cands.points.max() > 0
 
@@ -386,7 +386,7 @@ def test_look_ahead_settings_are_checked_and_stored():
 
 
 def test_a_refill_only_adds_to_what_the_next_move_can_score():
-    game = _game_at(5, 6)
+    game = game_at(5, 6)
     plain = candidates(Position.of_game(game))
     fuller = candidates(Position.of_game(game))
     rows = range(len(plain))
