@@ -18,6 +18,7 @@ from qwirkle_env.engine.board import FIT_H, FIT_V, Board
 from qwirkle_env.engine.lines import mask_of
 from qwirkle_env.engine.moves import Move
 from qwirkle_env.engine.tiles import NUM_SHAPES, NUM_TYPES
+from qwirkle_env.position import chance_opponent_holds
 from qwirkle_env.spec import END_BONUS
 from qwirkle_env.view import PlayerView
 
@@ -51,20 +52,6 @@ def leave_value(kept: list[int], w: Weights) -> float:
     synergy = sum(g - 1 for g in colours.values()) + sum(g - 1 for g in shapes.values())
     dups = len(kept) - len(distinct)
     return w.synergy * synergy - w.duplicate * dups - w.kept * len(kept)
-
-
-def chance_opponent_holds(copies: int, unseen: int, held: int) -> float:
-    """P(at least one of ``copies`` tiles is among ``held`` drawn from ``unseen``)."""
-    if copies <= 0 or held <= 0:
-        return 0.0
-    if held >= unseen or copies >= unseen:
-        return 1.0
-    miss = 1.0
-    for i in range(held):
-        miss *= (unseen - copies - i) / (unseen - i)
-        if miss <= 0.0:
-            return 1.0
-    return 1.0 - miss
 
 
 def lines_through(board: Board, items) -> list[tuple[int, int]]:

@@ -21,10 +21,8 @@ from dataclasses import dataclass
 from qwirkle_env.engine.board import LEN_H, LEN_V, Board
 from qwirkle_env.engine.hand import HAND_SIZE
 from qwirkle_env.engine.lines import ids_of, line_points, mask_of
+from qwirkle_env.position import Position, chance_opponent_holds
 from qwirkle_env.spec import END_BONUS
-
-from .heuristic import chance_opponent_holds
-from .position import Position
 
 # The values a look returns, in this order (points, or 0/1 for reply_goes_out).
 LOOK_AHEAD_FEATURES = (

@@ -30,13 +30,13 @@ import numpy as np
 import torch
 
 from qwirkle_env.engine.game import Game
+from qwirkle_env.position import Position
 from qwirkle_env.spec import win_reward
 from qwirkle_env.view import PlayerView
 
 from .evaluate import MAX_TURNS
 from .look_ahead import DEFAULT_LOOK_AHEAD, LookAhead
 from .move_features import POINT_SCALE, candidates
-from .position import Position
 from .registry import make_agent
 from .search import margin
 from .value_agent import select

@@ -13,12 +13,12 @@ import random
 import numpy as np
 
 from qwirkle_env.engine.moves import Move
+from qwirkle_env.position import Position
 from qwirkle_env.view import PlayerView
 
 from .base import PlanningAgent, exchange, placement
 from .look_ahead import DEFAULT_LOOK_AHEAD, LookAhead
 from .move_features import POINT_SCALE, Candidates, candidates
-from .position import Position
 from .value_net import MoveValueNet, values
 
 

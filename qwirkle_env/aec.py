@@ -1,4 +1,4 @@
-"""Qwirkle as a PettingZoo AEC environment, one tile per sub-step.
+"""Qwirkle as a PettingZoo AEC environment: one tile per sub-step, or one whole move per step.
 
 | | |
 |---|---|
@@ -9,6 +9,17 @@
 | Action values | ``qwirkle_env.actions``: place type t at cell (r, c), exchange t, or end |
 | Observation | ``{"observation": float32[13*W*W + 126], "action_mask": int8[36*W*W + 37]}`` |
 | Rewards | ``"win"`` (default, at the end), ``"points"`` or ``"margin"`` (dense) |
+| Whole moves | ``action_mode="moves"``: ``Discrete(K)``, K = ``max_moves`` (default 256) |
+| Move observation | ``{"observation": float32[86 + K*28], "action_mask": int8[K]}`` |
+
+**Two action modes.** ``action_mode="tiles"`` (the default, described below) builds a turn
+one tile at a time over a fixed action space: the research formulation. ``"moves"`` makes
+one step a whole turn, chosen as a row of a table that lists the legal moves with a feature
+row each (``qwirkle_env.move_mode`` holds its layout and row order): the formulation RL
+libraries learn strong play on. ``candidate_moves(agent)`` gives the engine moves behind
+the rows, and ``step_move(move)`` plays any legal engine move (a scripted opponent's, or
+one left out of the K rows). The window, the planes and the sub-steps below are the tile
+mode's.
 
 **Turns.** A turn is several steps of the same agent: place tiles one at a time (or add
 tiles to the exchange set), then take "end". The mask is exact: a placement step is legal
@@ -76,11 +87,23 @@ from .actions import ActionCodec, outside_window
 from .engine.board import Board
 from .engine.game import Game
 from .engine.lines import ids_of, mask_of
+from .engine.moves import Exchange, Move, Placement
+from .engine.tiles import Tile
 from .engine.turn import Turn
+from .move_mode import (
+    DEFAULT_MAX_MOVES,
+    HIGH,
+    LOW,
+    check_moves_options,
+    move_table,
+    observation_size,
+    position_features,
+)
 from .observation import (
     Observer,
     observation_high,
 )
+from .position import Position
 from .spec import (
     DEFAULT_WINDOW,
     REACH,
@@ -135,13 +158,21 @@ class raw_env(AECEnv, EzPickle):
     def __init__(
         self,
         num_players: int = 2,
-        window: int = DEFAULT_WINDOW,
+        window: int | None = None,
         reward: str = "win",
         strict_opening: bool = True,
         render_mode: str | None = None,
+        action_mode: str = "tiles",
+        max_moves: int | None = None,
     ) -> None:
-        EzPickle.__init__(self, num_players, window, reward, strict_opening, render_mode)
+        EzPickle.__init__(
+            self, num_players, window, reward, strict_opening, render_mode, action_mode, max_moves
+        )
         super().__init__()
+        check_moves_options(action_mode, max_moves)
+        if window is not None and action_mode == "moves":
+            raise ValueError('window applies to action_mode="tiles" only: the move mode has none')
+        window = DEFAULT_WINDOW if window is None else window
         check_table_options(num_players, window, reward)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(
@@ -153,6 +184,11 @@ class raw_env(AECEnv, EzPickle):
         self.reward_mode = reward
         self.strict_opening = strict_opening
         self.render_mode = render_mode
+        self.action_mode = action_mode
+        self.moves_mode = action_mode == "moves"
+        self.max_moves = (DEFAULT_MAX_MOVES if max_moves is None else int(max_moves)) * (
+            self.moves_mode
+        )
         self._window = None  # the pygame window of render_mode="human", opened on first use
         if render_mode == "human":
             from .render.window import import_pygame
@@ -161,19 +197,26 @@ class raw_env(AECEnv, EzPickle):
         self.codec = ActionCodec(window)
         self.possible_agents = [f"player_{i}" for i in range(num_players)]
         self.agent_name_mapping = {a: i for i, a in enumerate(self.possible_agents)}
-        high = observation_high(window)
+        if self.moves_mode:
+            n_actions = self.max_moves
+            size = (observation_size(self.max_moves),)
+            observation = spaces.Box(LOW, HIGH, size, dtype=np.float32)
+        else:
+            n_actions = self.codec.num_actions
+            observation = spaces.Box(0.0, observation_high(window), dtype=np.float32)
         obs_space = spaces.Dict(
             {
-                "observation": spaces.Box(0.0, high, dtype=np.float32),
-                "action_mask": spaces.Box(0, 1, (self.codec.num_actions,), dtype=np.int8),
+                "observation": observation,
+                "action_mask": spaces.Box(0, 1, (n_actions,), dtype=np.int8),
             }
         )
-        act_space = spaces.Discrete(self.codec.num_actions)
+        act_space = spaces.Discrete(n_actions)
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
         self.action_spaces = {a: act_space for a in self.possible_agents}
         self._seeder: random.Random | None = None
         self.game: Game | None = None
-        self._mask_array = np.zeros(self.codec.num_actions, dtype=np.int8)
+        self._mask_array = np.zeros(n_actions, dtype=np.int8)
+        self._table = None  # the move mode's rows of this turn (move_mode.MoveTable)
         self._mask_index: list[int] = []  # the entries _mask set last
         self._type_offsets = _TypeOffsets(self.codec.cells)
         self._front_inside = False  # the window holds every cell next to the table
@@ -187,6 +230,8 @@ class raw_env(AECEnv, EzPickle):
 
     # --- reset and step ---------------------------------------------------------------
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int | np.integer)):
+            raise TypeError(f"seed must be an int or None, got {seed!r}")
         if seed is not None or self._seeder is None:
             self._seeder = random.Random(
                 seed if seed is not None else random.SystemRandom().random()
@@ -202,8 +247,10 @@ class raw_env(AECEnv, EzPickle):
         self.terminations = {a: False for a in self.agents}
         self.truncations = {a: False for a in self.agents}
         self.outside_window = 0
+        self.moves_cut = 0
         self._observer.reset()
-        self.infos = {a: {"outside_window": 0} for a in self.agents}
+        first = {"moves_cut": 0, "moves_cut_total": 0} if self.moves_mode else {"outside_window": 0}
+        self.infos = {a: dict(first) for a in self.agents}
         self._new_turn()
         if self.render_mode == "human":
             self.render()
@@ -237,6 +284,10 @@ class raw_env(AECEnv, EzPickle):
 
     def step(self, action: int | None) -> None:
         self._require_reset("step")
+        if not self.agents:
+            raise RuntimeError(
+                "the game is over and every agent has been removed: call reset() for a new game"
+            )
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             if action is not None:
@@ -245,6 +296,9 @@ class raw_env(AECEnv, EzPickle):
                     "(step(None) removes it); call reset() for a new game"
                 )
             self._was_dead_step(action)
+            return
+        if self.moves_mode:
+            self._play_row(action)
             return
         a = self.codec.check(action)
         if not self.mover_mask()[a]:
@@ -281,6 +335,92 @@ class raw_env(AECEnv, EzPickle):
         if self.render_mode == "human":
             self.render()
 
+    # --- the move mode ------------------------------------------------------------------
+    def candidate_moves(self, agent: AgentID | None = None) -> list[Move]:
+        """The engine moves behind the rows of ``agent``'s table (default: the agent to
+        move), in row order; empty for an agent not to move. Move mode only."""
+        self._require_moves("candidate_moves")
+        self._require_reset("candidate_moves")
+        agent = self.agent_selection if agent is None else agent
+        if agent not in self.agent_name_mapping:
+            raise ValueError(f"unknown agent {agent!r}; agents: {self.possible_agents}")
+        if agent != self.agent_selection or not self.mover_mask().any():
+            return []
+        return [_engine_move(kind, what) for kind, what in self._table_now().moves]
+
+    def step_move(self, move: Move) -> None:
+        """Plays a whole engine move (``Placement`` or ``Exchange``) for the agent to move,
+        whether or not it is among the K rows; IllegalMove if the rules forbid it. Move
+        mode only: scripted opponents play this way."""
+        self._require_moves("step_move")
+        self._require_reset("step_move")
+        if not self.agents or self.game.over or any(self.truncations.values()):
+            raise RuntimeError("the game is over: call reset() for a new game")
+        if not isinstance(move, Placement | Exchange):
+            raise TypeError(f"a move is a Placement or an Exchange, got {move!r}")
+        self._cumulative_rewards[self.agent_selection] = 0.0
+        self.rewards = {x: 0.0 for x in self.agents}
+        seat = self.game.current
+        gained = self.game.apply(move)
+        self._after_move(seat, gained)
+
+    def move_table(self):
+        """The rows of this turn (``move_mode.MoveTable``: the moves, their rows and points,
+        the count cut). Move mode only."""
+        self._require_moves("move_table")
+        self._require_reset("move_table")
+        return self._table_now()
+
+    def _table_now(self):
+        """This turn's rows, built on first use; counts the legal moves they leave out."""
+        if self._table is None:
+            self._table = move_table(Position.of_game(self.game), self.max_moves)
+            self.moves_cut += self._table.cut
+            self.infos[self.agent_selection]["moves_cut"] = self._table.cut
+            for a in self.agents:
+                self.infos[a]["moves_cut_total"] = self.moves_cut
+        return self._table
+
+    def _require_moves(self, what: str) -> None:
+        if not self.moves_mode:
+            raise RuntimeError(f'{what}() is for action_mode="moves"; this env plays "tiles"')
+
+    def _play_row(self, action) -> None:
+        agent = self.agent_selection
+        if isinstance(action, bool) or not isinstance(action, int | np.integer):
+            raise ValueError(f"an action is a row index, an int in 0..{self.max_moves - 1}")
+        table = self._table_now()
+        n = len(table)
+        if not 0 <= action < self.max_moves:
+            raise ValueError(
+                f"action {action} is out of range: rows are 0..{self.max_moves - 1}, and "
+                f"{agent} has moves in rows 0..{n - 1}"
+            )
+        if action >= n:
+            raise ValueError(
+                f"row {action} is masked: {agent} has {n} legal moves this turn, in rows 0..{n - 1}"
+            )
+        self._cumulative_rewards[agent] = 0.0
+        self.rewards = {x: 0.0 for x in self.agents}
+        kind, what = table.moves[int(action)]
+        seat = self.game.current
+        if kind == "place":
+            gained = self.game.apply_placement(list(what), checked=True)
+        else:
+            gained = self.game.apply_exchange(list(what))
+        self._after_move(seat, gained)
+
+    def _after_move(self, seat: int, gained: int) -> None:
+        self._give(seat, gained)
+        self._mask_cache = None
+        if self.game.over:
+            self._finish()
+        else:
+            self._new_turn()
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
     def _give(self, seat: int, gained: int) -> None:
         if not gained or self.reward_mode == "win":
             return
@@ -295,10 +435,11 @@ class raw_env(AECEnv, EzPickle):
         self.turn = Turn(self.game)  # the last turn is committed: nothing is in progress
         for a in self.agents:
             self.terminations[a] = True
-            self.infos[a] = {
-                "outside_window": self.outside_window,
-                "scores": list(self.game.scores),
-            }
+            self.infos[a] = {"scores": list(self.game.scores)}
+            if self.moves_mode:
+                self.infos[a].update(moves_cut=0, moves_cut_total=self.moves_cut)
+            else:
+                self.infos[a]["outside_window"] = self.outside_window
         if self.reward_mode == "win":
             winners = set(self.game.winners())
             for seat, a in enumerate(self.possible_agents):
@@ -317,6 +458,11 @@ class raw_env(AECEnv, EzPickle):
         self._turn_points = 0
         self.agent_selection = self.possible_agents[game.current]
         self._mask_cache = None
+        if self.moves_mode:
+            self._table = None  # built when first asked for: step_move needs none
+            for a in self.agents:
+                self.infos[a]["moves_cut"] = 0
+            return
         self._observer.new_turn(self.game, self._origin, box)
         self._front_inside = False
         if box is not None:
@@ -365,10 +511,21 @@ class raw_env(AECEnv, EzPickle):
         if to_move:
             mask = self.mover_mask().copy()
         else:
-            mask = np.zeros(self.codec.num_actions, dtype=np.int8)
+            mask = np.zeros(len(self._mask_array), dtype=np.int8)
         seat = self.agent_name_mapping[agent]
+        if self.moves_mode:
+            return {"observation": self._moves_observation(seat, to_move), "action_mask": mask}
         obs = self._observer.observation(self.game, self.turn, seat, to_move)
         return {"observation": obs, "action_mask": mask}
+
+    def _moves_observation(self, seat: int, to_move: bool) -> np.ndarray:
+        obs = np.zeros(observation_size(self.max_moves), dtype=np.float32)
+        position = position_features(self.game, seat)
+        obs[: len(position)] = position
+        if to_move:
+            rows = self._table_now().rows
+            obs[len(position) : len(position) + rows.size] = rows.ravel()
+        return obs
 
     @property
     def origin(self) -> tuple[int, int]:
@@ -384,6 +541,13 @@ class raw_env(AECEnv, EzPickle):
         """
         if self._mask_cache is not None:
             return self._mask_cache
+        if self.moves_mode:
+            mask = self._mask_array
+            mask[:] = 0
+            if not self.game.over and not any(self.truncations.values()):
+                mask[: len(self._table_now())] = 1
+            self._mask_cache = mask
+            return mask
         codec = self.codec
         w = self.window
         mask = self._mask_array
@@ -428,7 +592,10 @@ class raw_env(AECEnv, EzPickle):
         return mask
 
     def why_illegal(self, action: int) -> str:
-        """The rule ``action`` breaks now, in words (for error messages and the human UI)."""
+        """The rule ``action`` breaks now, in words (for error messages and the human UI).
+        Tile mode only."""
+        if self.moves_mode:
+            raise RuntimeError('why_illegal() is for action_mode="tiles"')
         kind = self.codec.decode(action)
         if kind[0] == "place":
             _, t, r, c = kind
@@ -444,7 +611,7 @@ class raw_env(AECEnv, EzPickle):
         self._require_reset("player_view")
         agent = self.agent_selection if agent is None else agent
         seat = self.agent_name_mapping[agent]
-        turn = {"origin": self._origin, "window": self.window}
+        turn = {} if self.moves_mode else {"origin": self._origin, "window": self.window}
         if seat == self.game.current:
             turn["turn_placed"] = list(self.turn.placed)
             turn["turn_exchange"] = list(self.turn.exchange)
@@ -525,3 +692,9 @@ class raw_env(AECEnv, EzPickle):
 
     def __setstate__(self, state: dict) -> None:
         self.__dict__.update(state)
+
+
+def _engine_move(kind: str, what: tuple) -> Move:
+    if kind == "place":
+        return Placement((cell, Tile.from_id(t)) for cell, t in what)
+    return Exchange(Tile.from_id(t) for t in what)

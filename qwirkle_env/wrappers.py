@@ -32,7 +32,9 @@ class SingleAgentEnv(gymnasium.Env):
     learner's reward from the underlying env (``reward=`` "win", "points" or "margin"),
     summed over the opponents' moves in between. ``opponents``: one for every other seat,
     or one that plays them all; spec strings ("random", "greedy", see
-    ``qwirkle_env.opponents``) build a fresh agent per seat. An illegal action ends the
+    ``qwirkle_env.opponents``) build a fresh agent per seat. With ``action_mode="moves"``
+    an opponent that plans whole moves (``choose(view) -> Move``, as the scripted agents
+    do) plays them with ``step_move``; any other returns a row index. An illegal action ends the
     episode with reward -1 and ``info["illegal_action"]`` (``illegal="raise"`` raises instead).
     """
 
@@ -134,8 +136,10 @@ class SingleAgentEnv(gymnasium.Env):
             seat = env.agent_name_mapping[env.agent_selection]
             opp = self._by_seat[seat]
             view = env.player_view()
-            action = opp.act(view) if hasattr(opp, "act") else opp(view)
-            env.step(action)
+            if env.moves_mode and hasattr(opp, "choose"):
+                env.step_move(opp.choose(view))  # a scripted agent's whole move
+            else:
+                env.step(opp.act(view) if hasattr(opp, "act") else opp(view))
             gained += env._cumulative_rewards[self.learner]
             env._cumulative_rewards[self.learner] = 0.0
         return gained

@@ -22,9 +22,10 @@ from multiprocessing import Pool
 import numpy as np
 
 from agents.baselines import best_by_points, exchange_rule
-from agents.heuristic import chance_opponent_holds, lines_through
+from agents.heuristic import lines_through
 from agents.search import greedy_rollout, margin
 from qwirkle_env import Game
+from qwirkle_env.position import chance_opponent_holds
 from qwirkle_env.view import PlayerView
 
 FEATURES = ["points", "risk", "own_five", "lines", "kept", "duplicate", "synergy"]

@@ -9,9 +9,9 @@ import pytest
 
 from agents.look_ahead import expected_best_tile
 from agents.move_features import FEATURES, POINT_SCALE, candidates
-from agents.position import Position
 from qwirkle_env import Board, Color, Shape, Tile
 from qwirkle_env.engine.lines import mask_of
+from qwirkle_env.position import Position
 from tests.test_td import game_at
 
 F = {name: i for i, name in enumerate(FEATURES)}

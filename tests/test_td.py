@@ -15,11 +15,9 @@ import torch
 import train
 from agents.checkpoint import VALUE_FORMAT, load_checkpoint, save_checkpoint
 from agents.evaluate import play_game as play_env_game
-from agents.heuristic import chance_opponent_holds
 from agents.look_ahead import LookAhead
 from agents.move_features import FEATURES, NUM_MOVE_FEATURES, POINT_SCALE, candidates
 from agents.network import NetConfig, PolicyValueNet
-from agents.position import Position
 from agents.registry import make_agent
 from agents.search import margin
 from agents.td import TDConfig, Trajectory, lambda_returns, play_game, targets
@@ -28,6 +26,7 @@ from agents.value_agent import ValueAgent, move_values, pick, select
 from agents.value_net import MoveValueNet, ValueNetConfig
 from qwirkle_env import Board, Color, Game, Shape, Tile
 from qwirkle_env.engine.lines import mask_of
+from qwirkle_env.position import Position, chance_opponent_holds
 from qwirkle_env.spec import win_reward
 from qwirkle_env.view import PlayerView
 

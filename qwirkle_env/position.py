@@ -1,17 +1,18 @@
-"""What the mover knows at the start of a turn, read once and shared by every move's features.
+"""What the mover knows at the start of a turn, read once and shared by every move's row.
 
-A plain record of a PlayerView's facts. Self-play builds it straight from the game, without
-the view's copies: the features only read the board.
+A plain record of a PlayerView's facts. The env and self-play build it straight from the
+game, without the view's copies: the move rows (``qwirkle_env.candidates``) only read the
+board.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from qwirkle_env.engine.board import Board
-from qwirkle_env.engine.game import Game
-from qwirkle_env.engine.tiles import COPIES, NUM_TYPES
-from qwirkle_env.view import PlayerView
+from .engine.board import Board
+from .engine.game import Game
+from .engine.tiles import COPIES, NUM_TYPES
+from .view import PlayerView
 
 
 @dataclass
@@ -36,7 +37,7 @@ class Position:
 
     @classmethod
     def of_game(cls, game: Game) -> Position:
-        """The mover's position straight from a game (self-play: no view, no board copy)."""
+        """The mover's position straight from a game (no view, no board copy)."""
         seat = game.current
         return cls(
             game.board, list(game.hands[seat]), seat, list(game.scores),
@@ -51,3 +52,18 @@ class Position:
         for t in self.hand:
             out[t] -= 1
         return out
+
+
+def chance_opponent_holds(copies: int, unseen: int, held: int) -> float:
+    """P(at least one of ``copies`` tiles is among ``held`` drawn from ``unseen``): the odds
+    that an opponent holds the tile a line is waiting for."""
+    if copies <= 0 or held <= 0:
+        return 0.0
+    if held >= unseen or copies >= unseen:
+        return 1.0
+    miss = 1.0
+    for i in range(held):
+        miss *= (unseen - copies - i) / (unseen - i)
+        if miss <= 0.0:
+            return 1.0
+    return 1.0 - miss

@@ -1,0 +1,134 @@
+"""The whole-move mode: one step is one whole turn, chosen as a row of a candidate table.
+
+Qwirkle's legal moves change every turn and can number hundreds, so this mode lists them,
+as RLCard's DouDizhu env and Jericho's valid actions do, each described by a feature row
+(``qwirkle_env.candidates``). A policy scores the rows with one shared network and picks
+one by index. ``raw_env(action_mode="moves")`` shows it; docs/environment.md says where each
+mode fits.
+
+**Rows, in order.** Every legal placement, highest points first (ties in the order of
+``Game.placements_with_points``), then every distinct exchange in the order of
+``hand.distinct_exchanges`` (sorted tile ids). At most ``max_moves`` (K) rows are shown: a
+position with more legal moves keeps the first K of that order, so the lowest-scoring
+placements and then the exchanges are the ones left out, and the env counts them in
+``infos`` (``moves_cut``). The default K was chosen by measuring positions
+(benchmarks/move_counts.py, docs/environment.md).
+
+**Observation**, a flat float32 vector ``[position (86) | rows (K * 28)]``; padding rows
+(and every row of an agent not to move) are zero, and the int8 ``action_mask`` over K marks
+the rows that hold a move. ``split_observation`` turns it (or a batch) into the two parts.
+
+| slice of the position | content |
+|---|---|
+| ``[0, 36)`` | own hand: copies of each tile type / 3 |
+| ``[36, 72)`` | unseen: copies not on the table or in the own hand / 3 |
+| ``72`` | tiles in the bag / 108 |
+| ``[73, 77)`` | scores / 100, in seat order starting with the observer (0 for absent seats) |
+| ``[77, 81)`` | hand sizes / 6, same order |
+| ``[81, 85)`` | 1 for each seat in the game, same order |
+| ``85`` | 1 on the opening turn (the table is empty) |
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .candidates import NUM_ROW_FEATURES, move_rows
+from .engine.game import Game
+from .engine.tiles import COPIES, NUM_TILES, NUM_TYPES
+from .position import Position
+from .spec import HAND_SIZE, MAX_PLAYERS
+
+ACTION_MODES = ("tiles", "moves")
+DEFAULT_MAX_MOVES = 256  # K: docs/environment.md, "How many rows"
+MAX_MAX_MOVES = 4096  # no position comes near it; bounds the observation's size
+SCORE_SCALE = 100.0
+
+# The position's slices, in order (the module docstring's table).
+POS_HAND = 0
+POS_UNSEEN = POS_HAND + NUM_TYPES
+POS_BAG = POS_UNSEEN + NUM_TYPES
+POS_SCORES = POS_BAG + 1
+POS_HAND_SIZES = POS_SCORES + MAX_PLAYERS
+POS_SEATS = POS_HAND_SIZES + MAX_PLAYERS
+POS_OPENING = POS_SEATS + MAX_PLAYERS
+NUM_POSITION_FEATURES = POS_OPENING + 1
+# Bounds of every entry, for the Box: scores reach nowhere near 1,000 (lead features are
+# score differences / 50, points / 10).
+LOW, HIGH = -20.0, 20.0
+
+
+def check_moves_options(action_mode: str, max_moves: int | None) -> None:
+    """Refuses an unknown mode, or a row count that is not an int in 1..MAX_MAX_MOVES."""
+    if action_mode not in ACTION_MODES:
+        raise ValueError(f"action_mode must be one of {ACTION_MODES}, got {action_mode!r}")
+    if max_moves is None:
+        return
+    if action_mode != "moves":
+        raise ValueError('max_moves applies to action_mode="moves" only')
+    if isinstance(max_moves, bool) or not isinstance(max_moves, int | np.integer):
+        raise ValueError(f"max_moves must be an int in 1..{MAX_MAX_MOVES}, got {max_moves!r}")
+    if not 1 <= max_moves <= MAX_MAX_MOVES:
+        raise ValueError(f"max_moves must be in 1..{MAX_MAX_MOVES}, got {max_moves}")
+
+
+def observation_size(max_moves: int) -> int:
+    return NUM_POSITION_FEATURES + max_moves * NUM_ROW_FEATURES
+
+
+def split_observation(obs, max_moves: int) -> tuple:
+    """(position ``(..., 86)``, rows ``(..., K, 28)``) of an observation or a batch of them
+    (numpy arrays or torch tensors)."""
+    position = obs[..., :NUM_POSITION_FEATURES]
+    rows = obs[..., NUM_POSITION_FEATURES:].reshape(*obs.shape[:-1], max_moves, NUM_ROW_FEATURES)
+    return position, rows
+
+
+@dataclass
+class MoveTable:
+    """The rows of one turn, in the mode's order and cut to K."""
+
+    moves: list[tuple[str, tuple]]  # ("place", ((cell, tile_id), ...)) or ("exchange", ids)
+    rows: np.ndarray  # float32 (len(moves), NUM_ROW_FEATURES)
+    points: np.ndarray  # float32, each move's points now (end bonus included)
+    cut: int  # legal moves left out (beyond K)
+
+    def __len__(self) -> int:
+        return len(self.moves)
+
+
+def move_table(pos: Position, max_moves: int) -> MoveTable:
+    """The legal moves of ``pos`` as the mode shows them."""
+    found = move_rows(pos)
+    n_place = len(found.placements)
+    order = np.argsort(-found.points[:n_place], kind="stable")
+    order = np.concatenate([order, np.arange(n_place, len(found))])
+    keep = order[:max_moves]
+    return MoveTable(
+        [found.move(int(i)) for i in keep],
+        found.features[keep],
+        found.points[keep],
+        len(found) - len(keep),
+    )
+
+
+def position_features(game: Game, seat: int) -> np.ndarray:
+    """The position part of ``seat``'s observation."""
+    out = np.zeros(NUM_POSITION_FEATURES, dtype=np.float32)
+    counts = np.zeros(NUM_TYPES, dtype=np.float32)
+    for t in game.hands[seat]:
+        counts[t] += 1
+    out[POS_HAND:POS_UNSEEN] = counts / COPIES
+    on_table = np.asarray(game.board.type_counts, dtype=np.float32)
+    out[POS_UNSEEN:POS_BAG] = (COPIES - on_table - counts) / COPIES
+    out[POS_BAG] = len(game.bag) / NUM_TILES
+    n = game.num_players
+    for k in range(n):
+        s = (seat + k) % n
+        out[POS_SCORES + k] = game.scores[s] / SCORE_SCALE
+        out[POS_HAND_SIZES + k] = len(game.hands[s]) / HAND_SIZE
+        out[POS_SEATS + k] = 1.0
+    out[POS_OPENING] = float(game.opening_size is not None)
+    return out
