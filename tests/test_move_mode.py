@@ -309,7 +309,7 @@ def test_a_step_after_every_agent_is_done_says_the_game_is_over(mode):
     if mode == "moves":
         play_rows(e, rng)
     else:
-        for agent in e.agent_iter():
+        for _agent in e.agent_iter():
             obs, _, term, trunc, _ = e.last()
             e.step(None if term or trunc else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
     assert not e.agents
