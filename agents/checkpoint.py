@@ -5,9 +5,10 @@ weights_only=True)`` reads it without unpickling code. A SHA-256 over the weight
 configuration is stored beside them: a file edited after saving, truncated, or from
 another architecture or env fails with a ValueError that says which.
 
-Two kinds of network are saved this way, each under its own format name: the tile-level
-policy of masked PPO (``qwirkle-ppo``) and the move-value network of TD self-play
-(``qwirkle-move-value``). A loader that asks for one kind refuses the other by name.
+Three kinds of network are saved this way, each under its own format name: the tile-level
+policy of masked PPO (``qwirkle-ppo``), the move-value network of TD self-play
+(``qwirkle-move-value``) and the whole-move policy that the RL-library recipes train
+(``qwirkle-move-policy``). A loader that asks for one kind refuses the others by name.
 """
 
 from __future__ import annotations
@@ -19,16 +20,20 @@ from pathlib import Path
 
 import torch
 
+from .move_policy import MovePolicyConfig, MovePolicyNet
 from .network import NetConfig, PolicyValueNet
 from .value_net import MoveValueNet, ValueNetConfig
 
 FORMAT = "qwirkle-ppo"  # the tile-level policy
 VALUE_FORMAT = "qwirkle-move-value"  # the move-value network
+MOVES_FORMAT = "qwirkle-move-policy"  # the whole-move policy of the library recipes
 VERSION = 1
 KINDS = {
     FORMAT: (NetConfig, PolicyValueNet, "a tile-level masked-PPO policy"),
     VALUE_FORMAT: (ValueNetConfig, MoveValueNet, "a move-value network from TD self-play"),
+    MOVES_FORMAT: (MovePolicyConfig, MovePolicyNet, "a whole-move policy over candidate rows"),
 }
+FORMAT_OF = {PolicyValueNet: FORMAT, MoveValueNet: VALUE_FORMAT, MovePolicyNet: MOVES_FORMAT}
 
 
 def _digest(state_dict: dict, meta: dict) -> str:
@@ -43,7 +48,7 @@ def _digest(state_dict: dict, meta: dict) -> str:
 
 def save_checkpoint(
     path: str | Path,
-    net: PolicyValueNet | MoveValueNet,
+    net: PolicyValueNet | MoveValueNet | MovePolicyNet,
     env_options: dict,
     train_config: dict | None = None,
     step: int = 0,
@@ -53,7 +58,7 @@ def save_checkpoint(
     path.parent.mkdir(parents=True, exist_ok=True)
     state = {k: v.detach().cpu().clone() for k, v in net.state_dict().items()}
     meta = {
-        "format": VALUE_FORMAT if isinstance(net, MoveValueNet) else FORMAT,
+        "format": FORMAT_OF[type(net)],
         "version": VERSION,
         "net": net.config.to_dict(),
         "env": dict(env_options),
@@ -72,7 +77,7 @@ def load_checkpoint(
     expect_env: dict | None = None,
     expect_net: dict | None = None,
     kind: str | None = FORMAT,
-) -> tuple[PolicyValueNet | MoveValueNet, dict]:
+) -> tuple[PolicyValueNet | MoveValueNet | MovePolicyNet, dict]:
     """(network in eval mode, metadata). ValueError if the file is unreadable, tampered
     with, of another ``kind`` (a format name; None takes either), or its env/architecture
     differs from ``expect_env`` / ``expect_net``."""

@@ -3,9 +3,10 @@
     make_agent("ckpt:checkpoints/qwirkle_ppo.pt")   # via agents.registry
     load_agent("checkpoints/qwirkle_ppo.pt", greedy=True)
 
-A checkpoint holds either a tile-level policy (masked PPO; ``PolicyAgent``) or a
-move-value network (TD self-play; ``agents.value_agent.ValueAgent``); ``load_agent``
-builds whichever the file's format names. Both work in an env of any window size.
+A checkpoint holds a tile-level policy (masked PPO; ``PolicyAgent``), a move-value network
+(TD self-play; ``agents.value_agent.ValueAgent``) or a whole-move policy (the RL-library
+recipes; ``agents.move_policy.MovePolicyAgent``); ``load_agent`` builds whichever the
+file's format names. All work in an env of any window size.
 """
 
 from __future__ import annotations
@@ -20,9 +21,10 @@ from qwirkle_env.observation import split_observation
 from qwirkle_env.view import PlayerView
 
 from .base import Agent
-from .checkpoint import VALUE_FORMAT, load_checkpoint
+from .checkpoint import MOVES_FORMAT, VALUE_FORMAT, load_checkpoint
 from .look_ahead import LookAhead
 from .move_features import FEATURES
+from .move_policy import MovePolicyAgent, layout
 from .network import PolicyValueNet, masked_logits
 from .value_agent import ValueAgent
 
@@ -68,6 +70,14 @@ def load_agent(path: str | Path, greedy: bool = True) -> Agent:
     net, meta = load_checkpoint(path, kind=None)
     if meta["format"] == VALUE_FORMAT:
         agent = value_agent_of(net, meta, path)
+    elif meta["format"] == MOVES_FORMAT:
+        trained_on = {k: (meta.get("env") or {}).get(k) for k in layout()}
+        if trained_on != layout():
+            raise ValueError(
+                f"checkpoint {path} was trained on a move-mode observation laid out as "
+                f"{trained_on!r}; this version's env shows {layout()!r}: retrain it"
+            )
+        agent = MovePolicyAgent(net, greedy=greedy, meta=meta)
     else:
         agent = PolicyAgent(net, greedy=greedy, meta=meta)
     agent.name = f"ckpt:{path}"

@@ -97,8 +97,8 @@ from .move_mode import (
     check_moves_options,
     move_table,
     observation_size,
-    position_features,
 )
+from .move_mode import observation as moves_observation
 from .observation import (
     Observer,
     observation_high,
@@ -374,7 +374,8 @@ class raw_env(AECEnv, EzPickle):
     def _table_now(self):
         """This turn's rows, built on first use; counts the legal moves they leave out."""
         if self._table is None:
-            self._table = move_table(Position.of_game(self.game), self.max_moves)
+            self._table_position = Position.of_game(self.game)
+            self._table = move_table(self._table_position, self.max_moves)
             self.moves_cut += self._table.cut
             self.infos[self.agent_selection]["moves_cut"] = self._table.cut
             for a in self.agents:
@@ -519,13 +520,10 @@ class raw_env(AECEnv, EzPickle):
         return {"observation": obs, "action_mask": mask}
 
     def _moves_observation(self, seat: int, to_move: bool) -> np.ndarray:
-        obs = np.zeros(observation_size(self.max_moves), dtype=np.float32)
-        position = position_features(self.game, seat)
-        obs[: len(position)] = position
         if to_move:
-            rows = self._table_now().rows
-            obs[len(position) : len(position) + rows.size] = rows.ravel()
-        return obs
+            table = self._table_now()
+            return moves_observation(self._table_position, table, self.max_moves)
+        return moves_observation(Position.of_game(self.game, seat), None, self.max_moves)
 
     @property
     def origin(self) -> tuple[int, int]:
@@ -606,8 +604,10 @@ class raw_env(AECEnv, EzPickle):
             reason = self.turn.end_fault()
         return reason or "not legal at this point of the turn"
 
-    def player_view(self, agent: AgentID | None = None) -> PlayerView:
-        """What ``agent`` (default: the one to move) may know, for scripted agents."""
+    def player_view(self, agent: AgentID | None = None, observe: bool = True) -> PlayerView:
+        """What ``agent`` (default: the one to move) may know, for scripted agents;
+        ``observe=False`` leaves out the observation and mask (an agent that plans whole
+        moves from the table and its hand needs neither)."""
         self._require_reset("player_view")
         agent = self.agent_selection if agent is None else agent
         seat = self.agent_name_mapping[agent]
@@ -615,9 +615,10 @@ class raw_env(AECEnv, EzPickle):
         if seat == self.game.current:
             turn["turn_placed"] = list(self.turn.placed)
             turn["turn_exchange"] = list(self.turn.exchange)
-        obs = self.observe(agent)
-        turn["observation"] = obs["observation"]
-        turn["action_mask"] = obs["action_mask"]
+        if observe:
+            obs = self.observe(agent)
+            turn["observation"] = obs["observation"]
+            turn["action_mask"] = obs["action_mask"]
         return PlayerView.of(self.game, seat, **turn)
 
     # --- rendering and saving ---------------------------------------------------------

@@ -36,7 +36,6 @@ naming and cheap: they are read off the board's frontier records without copying
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass
 
 import numpy as np
@@ -45,7 +44,7 @@ from .engine.board import Board
 from .engine.frontier import C_D, C_L, C_R, C_U, LEN_H, LEN_V, N_D, N_L, N_R, N_U
 from .engine.hand import HAND_SIZE, distinct_exchanges, remove_tiles
 from .engine.lines import ALL, COMPAT, ids_of
-from .engine.tiles import COPIES, NUM_SHAPES, NUM_TILES
+from .engine.tiles import COPIES, NUM_COLORS, NUM_SHAPES, NUM_TILES
 from .position import Position, chance_opponent_holds
 from .spec import END_BONUS, MAX_LINE
 
@@ -248,16 +247,21 @@ class _Leaves:
         if not kept:
             return (0.0,) * 8
         distinct = set(kept)
-        colours = Counter(t // NUM_SHAPES for t in distinct)
-        shapes = Counter(t % NUM_SHAPES for t in distinct)
-        synergy = sum(g - 1 for g in colours.values()) + sum(g - 1 for g in shapes.values())
+        colours = [0] * NUM_COLORS
+        shapes = [0] * NUM_SHAPES
+        for t in distinct:
+            colours[t // NUM_SHAPES] += 1
+            shapes[t % NUM_SHAPES] += 1
+        # sum over groups of (size - 1), over the non-empty groups only
+        synergy = 2 * len(distinct) - sum(1 for g in colours if g) - sum(1 for g in shapes if g)
+        playable, unseen = self.playable, self.unseen
         return (
             len(kept) / HAND_SIZE,
             len(distinct) / HAND_SIZE,
             (len(kept) - len(distinct)) / HAND_SIZE,
-            max(colours.values()) / HAND_SIZE,
-            max(shapes.values()) / HAND_SIZE,
+            max(colours) / HAND_SIZE,
+            max(shapes) / HAND_SIZE,
             synergy / 10.0,
-            sum(1 for t in kept if self.playable >> t & 1) / HAND_SIZE,
-            sum(self.unseen[t] for t in kept) / (COPIES * HAND_SIZE),
+            sum(playable >> t & 1 for t in kept) / HAND_SIZE,
+            sum(unseen[t] for t in kept) / (COPIES * HAND_SIZE),
         )

@@ -36,7 +36,6 @@ from dataclasses import dataclass
 import numpy as np
 
 from .candidates import NUM_ROW_FEATURES, move_rows
-from .engine.game import Game
 from .engine.tiles import COPIES, NUM_TILES, NUM_TYPES
 from .position import Position
 from .spec import HAND_SIZE, MAX_PLAYERS
@@ -114,21 +113,30 @@ def move_table(pos: Position, max_moves: int) -> MoveTable:
     )
 
 
-def position_features(game: Game, seat: int) -> np.ndarray:
-    """The position part of ``seat``'s observation."""
+def position_features(pos: Position) -> np.ndarray:
+    """The position part of the observation, from ``pos.seat``'s side."""
     out = np.zeros(NUM_POSITION_FEATURES, dtype=np.float32)
     counts = np.zeros(NUM_TYPES, dtype=np.float32)
-    for t in game.hands[seat]:
+    for t in pos.hand:
         counts[t] += 1
     out[POS_HAND:POS_UNSEEN] = counts / COPIES
-    on_table = np.asarray(game.board.type_counts, dtype=np.float32)
-    out[POS_UNSEEN:POS_BAG] = (COPIES - on_table - counts) / COPIES
-    out[POS_BAG] = len(game.bag) / NUM_TILES
-    n = game.num_players
+    out[POS_UNSEEN:POS_BAG] = np.asarray(pos.unseen(), dtype=np.float32) / COPIES
+    out[POS_BAG] = pos.bag_size / NUM_TILES
+    n = len(pos.scores)
     for k in range(n):
-        s = (seat + k) % n
-        out[POS_SCORES + k] = game.scores[s] / SCORE_SCALE
-        out[POS_HAND_SIZES + k] = len(game.hands[s]) / HAND_SIZE
+        s = (pos.seat + k) % n
+        out[POS_SCORES + k] = pos.scores[s] / SCORE_SCALE
+        out[POS_HAND_SIZES + k] = pos.hand_sizes[s] / HAND_SIZE
         out[POS_SEATS + k] = 1.0
-    out[POS_OPENING] = float(game.opening_size is not None)
+    out[POS_OPENING] = float(not len(pos.board))
     return out
+
+
+def observation(pos: Position, table: MoveTable | None, max_moves: int) -> np.ndarray:
+    """The flat observation: the position, then the table's rows (none: all zero)."""
+    obs = np.zeros(observation_size(max_moves), dtype=np.float32)
+    obs[:NUM_POSITION_FEATURES] = position_features(pos)
+    if table is not None:
+        rows = table.rows
+        obs[NUM_POSITION_FEATURES : NUM_POSITION_FEATURES + rows.size] = rows.ravel()
+    return obs

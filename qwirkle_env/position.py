@@ -36,13 +36,16 @@ class Position:
         )  # fmt: skip
 
     @classmethod
-    def of_game(cls, game: Game) -> Position:
-        """The mover's position straight from a game (no view, no board copy)."""
-        seat = game.current
+    def of_game(cls, game: Game, seat: int | None = None) -> Position:
+        """The position of ``seat`` (default: the mover) straight from a game, without a
+        view or a board copy; a seat not to move has no legal moves."""
+        to_move = seat is None or seat == game.current
+        seat = game.current if seat is None else seat
         return cls(
             game.board, list(game.hands[seat]), seat, list(game.scores),
-            [len(h) for h in game.hands], len(game.bag), game.placements_with_points(),
-            game.opening_size is None and len(game.bag) > 0,
+            [len(h) for h in game.hands], len(game.bag),
+            game.placements_with_points() if to_move else [],
+            to_move and game.opening_size is None and len(game.bag) > 0,
         )  # fmt: skip
 
     def unseen(self) -> list[int]:

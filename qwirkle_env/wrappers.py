@@ -135,10 +135,10 @@ class SingleAgentEnv(gymnasium.Env):
         while not self._done() and env.agent_selection != self.learner:
             seat = env.agent_name_mapping[env.agent_selection]
             opp = self._by_seat[seat]
-            view = env.player_view()
-            if env.moves_mode and hasattr(opp, "choose"):
-                env.step_move(opp.choose(view))  # a scripted agent's whole move
+            if env.moves_mode and hasattr(opp, "choose"):  # a scripted agent's whole move
+                env.step_move(opp.choose(env.player_view(observe=False)))
             else:
+                view = env.player_view()
                 env.step(opp.act(view) if hasattr(opp, "act") else opp(view))
             gained += env._cumulative_rewards[self.learner]
             env._cumulative_rewards[self.learner] = 0.0

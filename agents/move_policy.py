@@ -1,0 +1,130 @@
+"""The reference policy of the whole-move mode: one network scores every candidate row.
+
+A shared MLP reads [position ⊕ row] for each row of the table (``qwirkle_env.move_mode``)
+and gives it a logit; the rows that hold no move are masked. The value head reads the
+position with the mean of the rows' hidden features. This is the one torch module that the
+SB3, Tianshou and RLlib recipes (``examples/``) wrap; whatever library trained it, the
+weights are exported to the project's checkpoint format (``agents.checkpoint``) and play
+as ``ckpt:PATH`` without that library (``MovePolicyAgent``).
+
+A row that holds a move is never all zero (a placement scores at least a point, an
+exchange has its flag set), so the network finds the mask in the observation itself
+when a library does not hand it over.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import numpy as np
+import torch
+from torch import nn
+
+from qwirkle_env.candidates import NUM_ROW_FEATURES, ROW_FEATURES
+from qwirkle_env.engine.moves import Move
+from qwirkle_env.move_mode import (
+    DEFAULT_MAX_MOVES,
+    NUM_POSITION_FEATURES,
+    move_table,
+    observation,
+    split_observation,
+)
+from qwirkle_env.position import Position
+from qwirkle_env.spec import MASKED_LOGIT
+from qwirkle_env.view import PlayerView
+
+from .base import PlanningAgent, exchange, placement
+
+
+def layout() -> dict:
+    """What a checkpoint records of the env's observation, to refuse one trained on
+    another layout."""
+    return {"row_features": list(ROW_FEATURES), "position_features": NUM_POSITION_FEATURES}
+
+
+@dataclass
+class MovePolicyConfig:
+    max_moves: int = DEFAULT_MAX_MOVES  # K, the rows of the table
+    hidden: int = 128
+    layers: int = 2  # hidden layers of the row network
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+class MovePolicyNet(nn.Module):
+    """(logits over the K rows, value) from move-mode observations.
+
+    The row network's first layer is one linear map of [position ⊕ row], computed as the
+    position's part (once per observation) plus the row's part, and only the rows that
+    hold a move go through the network: a table is mostly padding.
+    """
+
+    def __init__(self, config: MovePolicyConfig | None = None) -> None:
+        super().__init__()
+        self.config = config = config or MovePolicyConfig()
+        if config.layers < 1 or config.hidden < 1 or config.max_moves < 1:
+            raise ValueError(f"unusable move-policy config {config}")
+        h = config.hidden
+        self.position_in = nn.Linear(NUM_POSITION_FEATURES, h)
+        self.row_in = nn.Linear(NUM_ROW_FEATURES, h, bias=False)
+        self.rows = nn.ModuleList(nn.Linear(h, h) for _ in range(config.layers - 1))
+        self.logit = nn.Linear(h, 1)
+        self.value = nn.Sequential(
+            nn.Linear(NUM_POSITION_FEATURES + h, h), nn.ReLU(), nn.Linear(h, 1)
+        )
+        nn.init.orthogonal_(self.logit.weight, 0.01)  # a near-uniform policy to start
+        nn.init.zeros_(self.logit.bias)
+
+    def forward(
+        self, obs: torch.Tensor, mask: torch.Tensor | None = None
+    ) -> tuple[torch.Tensor, torch.Tensor]:
+        obs = obs.float()
+        position, rows = split_observation(obs, self.config.max_moves)
+        if mask is None:
+            mask = rows.abs().amax(dim=-1) > 0
+        batch, row = mask.bool().nonzero(as_tuple=True)
+        x = torch.relu(self.position_in(position)[batch] + self.row_in(rows[batch, row]))
+        for layer in self.rows:
+            x = torch.relu(layer(x))
+        logits = torch.full(mask.shape, MASKED_LOGIT, dtype=x.dtype, device=x.device)
+        logits = logits.index_put((batch, row), self.logit(x).squeeze(-1))
+        pooled = torch.zeros(len(position), x.shape[-1], dtype=x.dtype, device=x.device)
+        pooled = pooled.index_add(0, batch, x)
+        count = torch.bincount(batch, minlength=len(position)).clamp(min=1)
+        pooled = pooled / count[:, None].to(x.dtype)
+        value = self.value(torch.cat([position, pooled], dim=-1)).squeeze(-1)
+        return logits, value
+
+
+class MovePolicyAgent(PlanningAgent):
+    """Plays the row the policy likes best (``greedy``) or samples it; one ply, no search."""
+
+    name = "move-policy"
+
+    def __init__(self, net: MovePolicyNet, greedy: bool = True, meta: dict | None = None):
+        self.net = net.eval()
+        self.greedy = greedy
+        self.meta = meta or {}
+        self.reset(0, 2, 0)
+
+    def reset(self, seat: int, num_players: int, seed: int | None = None) -> None:
+        super().reset(seat, num_players, seed)
+        self.gen = torch.Generator().manual_seed(0 if seed is None else int(seed) % 2**63)
+
+    @torch.no_grad()
+    def choose(self, view: PlayerView) -> Move:
+        pos = Position.of_view(view)
+        k = self.net.config.max_moves
+        table = move_table(pos, k)
+        if not len(table):
+            raise RuntimeError("no legal move in this view: is it this agent's turn?")
+        obs = torch.from_numpy(observation(pos, table, k))[None]
+        mask = torch.from_numpy(np.arange(k) < len(table))[None]
+        logits, _ = self.net(obs, mask)
+        if self.greedy:
+            row = int(logits.argmax(dim=1))
+        else:
+            row = int(torch.multinomial(torch.softmax(logits, dim=1), 1, generator=self.gen))
+        kind, what = table.moves[row]
+        return placement(what) if kind == "place" else exchange(what)

@@ -1,0 +1,118 @@
+"""What the RL-library recipes of the whole-move mode share: a quick match against a
+scripted agent during training, the learning curve, and the export to a checkpoint.
+
+Each recipe (``examples/sb3_moves.py``, ``examples/tianshou_moves.py``,
+``examples/rllib_moves.py``) trains ``agents.move_policy.MovePolicyNet`` with its own
+library, calls ``Curve.point`` now and then, and ends with ``export``, so that its policy
+plays as ``ckpt:PATH`` without the library installed.
+"""
+
+from __future__ import annotations
+
+import csv
+import random
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from qwirkle_env import raw_env
+from qwirkle_env.spec import win_reward
+
+from .checkpoint import save_checkpoint
+from .move_policy import MovePolicyNet, layout
+from .registry import make_agent
+
+
+@torch.no_grad()
+def quick_match(
+    net: MovePolicyNet, opponent: str = "greedy", games: int = 40, seed: int = 1
+) -> dict:
+    """The policy's argmax against ``opponent`` in 2-player games through the move-mode
+    env, deals duplicated (game 2k and 2k+1 share a deal, seats swapped): win share (ties
+    count half) and mean margin. A learning-curve point, not a strength figure: those come
+    from the duplicate-deal harness (``agents.evaluate``)."""
+    was_training = net.training
+    net.eval()
+    rng = random.Random(seed)
+    wins, margins = [], []
+    for g in range(games):
+        if g % 2 == 0:
+            deal = rng.randrange(2**31)
+        me = g % 2
+        env = raw_env(num_players=2, action_mode="moves", max_moves=net.config.max_moves)
+        env.reset(seed=deal)
+        other = make_agent(opponent)
+        other.reset(1 - me, 2, rng.randrange(2**31))
+        while not env.game.over:
+            if env.game.current == me:
+                obs = env.observe(env.agent_selection)
+                logits, _ = net(
+                    torch.from_numpy(obs["observation"])[None],
+                    torch.from_numpy(obs["action_mask"])[None],
+                )
+                env.step(int(logits.argmax(dim=1)))
+            else:
+                env.step_move(other.choose(env.player_view(observe=False)))
+        scores = env.game.scores
+        wins.append((win_reward(scores, me) + 1) / 2)
+        margins.append(scores[me] - scores[1 - me])
+    net.train(was_training)
+    return {"win_rate": float(np.mean(wins)), "margin": float(np.mean(margins)), "games": games}
+
+
+class Curve:
+    """The learning curve of one run: (env steps, wall seconds, win rate, margin) rows in
+    a CSV beside the checkpoint, and a plot of it."""
+
+    def __init__(self, path: str | Path, opponent: str = "greedy", games: int = 40) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.opponent, self.games = opponent, games
+        self.start = time.perf_counter()
+        self.rows: list[tuple[int, float, float, float]] = []
+        with self.path.open("w", newline="") as f:
+            csv.writer(f).writerow(["env_steps", "wall_s", "win_rate", "margin"])
+
+    def point(self, net: MovePolicyNet, env_steps: int) -> dict:
+        found = quick_match(net, self.opponent, self.games)
+        row = (env_steps, time.perf_counter() - self.start, found["win_rate"], found["margin"])
+        self.rows.append(row)
+        with self.path.open("a", newline="") as f:
+            csv.writer(f).writerow([row[0], f"{row[1]:.1f}", f"{row[2]:.4f}", f"{row[3]:.2f}"])
+        print(
+            f"[curve] {env_steps} env steps, {row[1]:.0f} s: {found['win_rate']:.1%} of "
+            f"{self.games} games against {self.opponent}, margin {found['margin']:+.1f}",
+            flush=True,
+        )
+        return found
+
+
+def plot_curves(csv_paths: dict[str, str | Path], out: str | Path, opponent: str = "greedy"):
+    """One figure of several runs' curves (label -> CSV written by ``Curve``)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for label, path in csv_paths.items():
+        with Path(path).open() as f:
+            rows = list(csv.DictReader(f))
+        steps = [int(r["env_steps"]) for r in rows]
+        ax.plot(steps, [100 * float(r["win_rate"]) for r in rows], marker="o", label=label)
+    ax.axhline(50, color="grey", lw=0.8, ls="--")
+    ax.set_xlabel("env steps (learner turns)")
+    ax.set_ylabel(f"win % against {opponent} (quick match)")
+    ax.legend()
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(out, dpi=120)
+    plt.close(fig)
+
+
+def export(net: MovePolicyNet, path: str | Path, library: str, train: dict, steps: int) -> Path:
+    """The trained network as a project checkpoint (format ``qwirkle-move-policy``)."""
+    options = {**layout(), "max_moves": net.config.max_moves, "library": library}
+    return save_checkpoint(path, net, options, train, step=steps)
