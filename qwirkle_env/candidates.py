@@ -37,6 +37,7 @@ naming and cheap: they are read off the board's frontier records without copying
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import chain
 
 import numpy as np
 
@@ -117,7 +118,8 @@ def move_rows(pos: Position, extra: int = 0) -> MoveRows:
     points = []
     items_list = [items for items, _ in pos.placements]
     for items, pts in pos.placements:
-        kept_ids, kept_set, values = leave.after(tuple(sorted(t for _, t in items)))
+        used = (items[0][1],) if len(items) == 1 else tuple(sorted(t for _, t in items))
+        kept_ids, kept_set, values = leave.after(used)
         row = list(context)
         out = not kept_ids and pos.bag_size == 0
         pts = pts + (END_BONUS if out else 0)
@@ -135,7 +137,8 @@ def move_rows(pos: Position, extra: int = 0) -> MoveRows:
         row[20:28] = leave.after(ids)[2]
         rows.append(row)
         points.append(0)
-    features = np.array(rows, dtype=np.float32).reshape(len(rows), width)
+    flat = chain.from_iterable(rows)
+    features = np.fromiter(flat, np.float32, len(rows) * width).reshape(len(rows), width)
     points_ = np.array(points, dtype=np.float32)
     return MoveRows(items_list, exchanges, points_, features, list(pos.hand))
 

@@ -105,8 +105,10 @@ def move_table(pos: Position, max_moves: int) -> MoveTable:
     order = np.argsort(-found.points[:n_place], kind="stable")
     order = np.concatenate([order, np.arange(n_place, len(found))])
     keep = order[:max_moves]
+    moves = [("place", items) for items in found.placements]
+    moves += [("exchange", ids) for ids in found.exchanges]
     return MoveTable(
-        [found.move(int(i)) for i in keep],
+        [moves[i] for i in keep.tolist()],
         found.features[keep],
         found.points[keep],
         len(found) - len(keep),
