@@ -219,11 +219,18 @@ class SocketSeen:
         return found
 
     def __str__(self) -> str:
-        remote = f" -> {self.remote[0]}:{self.remote[1]}" if self.remote else ""
-        return (
-            f"{self.proto} {self.state} {self.local[0]}:{self.local[1]}{remote} "
-            f"(pid {self.pid} {self.command})"
-        )
+        remote = f" -> {endpoint(*self.remote)}" if self.remote else ""
+        where = f"{endpoint(*self.local)}{remote}"
+        return f"{self.proto} {self.state} {where} (pid {self.pid} {self.command})"
+
+
+def endpoint(address: str, port: int) -> str:
+    """``127.0.0.1:80``, ``[::ffff:127.0.0.1]:80`` (IPv4-mapped written readably), ``[::]:80``."""
+    ip = ipaddress.ip_address(address)
+    if isinstance(ip, ipaddress.IPv4Address):
+        return f"{ip}:{port}"
+    shown = f"::ffff:{ip.ipv4_mapped}" if ip.ipv4_mapped is not None else str(ip)
+    return f"[{shown}]:{port}"
 
 
 def is_loopback(address: str) -> bool:
@@ -354,7 +361,7 @@ class SocketWatch:
     def summary(self) -> dict:
         """What the watch saw, in JSON-friendly form."""
         listening = sorted(
-            {f"{s.local[0]}:{s.local[1]}" for s in self.seen if s.state in ("LISTEN", "BOUND")}
+            {endpoint(*s.local) for s in self.seen if s.state in ("LISTEN", "BOUND")}
         )
         return {
             "samples": self.samples,

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -105,12 +107,14 @@ def test_tianshou_multiagent(one_thread):
     assert result["games"] == 1 and len(result["mean_scores"]) == 2
 
 
-def run_watched(command: list[str], timeout: float) -> tuple[subprocess.CompletedProcess, dict]:
+def run_watched(
+    command: list[str], timeout: float, env: dict | None = None
+) -> tuple[subprocess.CompletedProcess, dict]:
     """Runs a Ray program as a child while sampling the sockets of it and of every process
     it starts (examples/ray_loopback.py); returns its outcome and what the watch saw."""
     loopback = load_example("ray_loopback")
     proc = subprocess.Popen(
-        command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT
+        command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=ROOT, env=env
     )
     with loopback.SocketWatch([proc.pid]) as watch:
         out, _ = proc.communicate(timeout=timeout)
@@ -128,7 +132,10 @@ def test_rllib_selfplay_stays_on_loopback(tmp_path, one_thread):
     out = tmp_path / "ckpt"
     command = [sys.executable, str(EXAMPLES / "rllib_selfplay.py"), "--iters=1", "--batch=300"]
     command += ["--minibatch=150", "--games=1", f"--out={out}"]
-    done, sockets = run_watched(command, timeout=600)
+    # An address in the environment (nothing listens there) must not be joined: without
+    # --address the example always starts its own instance.
+    env = dict(os.environ, RAY_ADDRESS="127.0.0.1:9")
+    done, sockets = run_watched(command, timeout=600, env=env)
     assert done.returncode == 0, done.stdout[-4000:]
     assert sockets["sockets"] > 10 and sockets["processes"] > 3, sockets  # it saw Ray
     assert sockets["outside_loopback"] == [], sockets["outside_loopback"]
@@ -145,6 +152,19 @@ def test_rllib_selfplay_stays_on_loopback(tmp_path, one_thread):
         assert obs["action_mask"][ex.greedy_action(module, adapted)]
     result = ex.evaluate(module, games=1)  # the raw env raises on an illegal action
     assert result["games"] == 1
+
+
+@pytest.mark.slow
+def test_rllib_refuses_more_env_runners_than_cpus_before_training():
+    """It used to wait for the missing CPUs without a word; now it names both numbers."""
+    pytest.importorskip("ray.rllib")
+    command = [sys.executable, str(EXAMPLES / "rllib_selfplay.py"), "--env-runners=64"]
+    done, sockets = run_watched(command, timeout=300)
+    assert done.returncode == 1, done.stdout[-3000:]
+    needs = r"the run needs 64 CPUs \(64 env runners, 1 CPU each\) but the cluster has \d+;"
+    assert re.search(needs, done.stdout), done.stdout[-3000:]
+    assert "iter 1" not in done.stdout
+    assert sockets["outside_loopback"] == [], sockets["outside_loopback"]
 
 
 @pytest.mark.slow

@@ -96,6 +96,8 @@ def test_watch_flags_a_wildcard_listener_the_way_ray_binds_by_default():
     assert {s.proto for s in flagged} == {"tcp", "udp"}
     assert any(s.local == ("0.0.0.0", port) for s in flagged)
     assert f"0.0.0.0:{port}" in watch.summary()["listening"]
+    assert loopback.endpoint("::ffff:7f00:1", 80) == "[::ffff:127.0.0.1]:80"
+    assert loopback.endpoint("::", 80) == "[::]:80"
 
 
 def test_token_is_owner_only_and_fresh(tmp_path):
