@@ -40,7 +40,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 LOOPBACK = "127.0.0.1"
-# Set in the re-executed program: the run's private folder (token, Ray's temp dir).
+# Set for the re-executed program: "PID:FOLDER", the run's private folder (token, Ray's
+# temp dir) and the pid that owns it (exec keeps it; a child that inherits it does not).
 STATE_VAR = "QWIRKLE_RAY_LOOPBACK_DIR"
 NAMESPACE_VAR = "QWIRKLE_RAY_NETNS"  # "1" when re-executed under unshare --net
 
@@ -60,7 +61,6 @@ def loopback_env(work: Path, base: dict[str, str] | None = None) -> dict[str, st
             "RAY_USAGE_STATS_ENABLED": "0",
             "RAY_AUTH_MODE": "token",
             "RAY_AUTH_TOKEN_PATH": str(work / "auth_token"),
-            STATE_VAR: str(work),
             # requests (the cloud metadata probes) honours these; loopback goes direct.
             **{k: dead_proxy for k in ("HTTP_PROXY", "HTTPS_PROXY", "http_proxy", "https_proxy")},
             **{k: "localhost,127.0.0.0/8,::1" for k in ("NO_PROXY", "no_proxy")},
@@ -148,8 +148,8 @@ def reexec_on_loopback(
     fresh private folder; the re-executed program's call returns its :class:`LoopbackRun`
     and removes that folder at exit. ``need_namespace``: fail instead of running without
     one (two nodes on one machine need it)."""
-    work = os.environ.get(STATE_VAR)
-    if work:  # re-executed: finish setting up
+    owner, _, work = os.environ.get(STATE_VAR, "").partition(":")
+    if owner == str(os.getpid()):  # re-executed: finish setting up
         namespace = os.environ.get(NAMESPACE_VAR) == "1"
         if namespace:
             bring_up_loopback()
@@ -168,6 +168,7 @@ def reexec_on_loopback(
     write_token(work / "auth_token")
     env = loopback_env(work)
     env[NAMESPACE_VAR] = "1" if prefix else "0"
+    env[STATE_VAR] = f"{os.getpid()}:{work}"
     command = list(argv) if argv is not None else [sys.executable, *sys.orig_argv[1:]]
     if prefix is None:
         print(

@@ -151,3 +151,20 @@ def test_reexec_lands_in_a_namespace_with_only_loopback_and_cleans_up():
     assert namespace is True and interfaces == ["lo"]
     assert mode == 0o600 and cluster_switch == "0"
     assert not os.path.exists(work), "the private folder is removed at exit"
+
+
+@linux_only
+def test_a_child_that_inherits_the_state_does_not_take_the_parents_folder(tmp_path):
+    """Only the process that was re-executed owns (and removes) the folder: a program it
+    starts with its environment sets up its own run."""
+    parent = tmp_path / "parent"
+    parent.mkdir()
+    code = (
+        f"import json, sys; sys.path.insert(0, {str(EXAMPLES)!r}); import ray_loopback; "
+        "run = ray_loopback.reexec_on_loopback(); print(json.dumps(str(run.work)))"
+    )
+    env = dict(os.environ, QWIRKLE_RAY_NO_NETNS="1")
+    env[loopback.STATE_VAR] = f"1:{parent}"  # pid 1 owns it, not the child
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout) != str(parent) and parent.exists()
