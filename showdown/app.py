@@ -37,7 +37,11 @@ from .tables import HUMAN, Refused, Table, move_text
 STATIC = Path(__file__).with_name("static")
 MAX_SESSIONS = 64  # games and replays kept; the oldest is dropped beyond this ...
 MAX_STORED = 96 * 2**20  # ... or beyond this many bytes in all (see Store)
-MAX_UPLOAD = 8 * 2**20  # a request body, checked while it is read
+# A body, checked as it is read: a record needs ~50 KiB, a harness file ~350 bytes a game.
+MAX_UPLOAD = 2 * 2**20
+# JSON larger than this is parsed off the event loop, one text at a time: parsed, JSON takes
+# up to ~30 times its size (2 MiB: ~60 MB for a moment).
+BIG_JSON = 64 * 2**10
 MAX_SPEC = 200  # characters in an agent spec typed in the page
 MAX_DEPTH = 16  # nesting of a request's JSON (a record needs 4)
 SHIPPED_CKPTS = Path(__file__).resolve().parent.parent / "checkpoints"
@@ -164,10 +168,25 @@ async def _body(request: Request) -> dict[str, Any]:
         if size > MAX_UPLOAD:
             raise Refused(f"request too large: at most {MAX_UPLOAD // 2**20} MiB", 413)
         chunks.append(chunk)
-    data = parse_json(b"".join(chunks) or b"{}", "malformed JSON")
+    data = await parse_json_async(b"".join(chunks) or b"{}", "malformed JSON")
     if not isinstance(data, dict):
         raise Refused(f"the request body must be a JSON object, got {type(data).__name__}")
     return data
+
+
+async def parse_json_async(raw: bytes | str, what: str) -> Any:
+    """:func:`parse_json`; a large text in a worker thread, one at a time."""
+    if len(raw) <= BIG_JSON:
+        return parse_json(raw, what)
+
+    def parse():
+        with _PARSING:
+            return parse_json(raw, what)
+
+    return await _threaded(parse)
+
+
+_PARSING = threading.Semaphore(1)
 
 
 def parse_json(raw: bytes | str, what: str) -> Any:
@@ -178,15 +197,18 @@ def parse_json(raw: bytes | str, what: str) -> Any:
         raise Refused(f"{what}: {err}") from None
     except RecursionError:
         raise Refused(f"{what}: nested more than {MAX_DEPTH} deep") from None
-    stack = [(data, 1)]
-    while stack:
-        item, depth = stack.pop()
+    level, depth = [data], 0
+    while level:  # level by level: a list of references, not one tuple per value
+        depth += 1
         if depth > MAX_DEPTH:
             raise Refused(f"{what}: nested more than {MAX_DEPTH} deep")
-        if isinstance(item, dict):
-            stack.extend((v, depth + 1) for v in item.values())
-        elif isinstance(item, list):
-            stack.extend((v, depth + 1) for v in item)
+        below: list = []
+        for item in level:
+            if isinstance(item, dict):
+                below.extend(item.values())
+            elif isinstance(item, list):
+                below.extend(item)
+        level = below
     return data
 
 
@@ -347,7 +369,7 @@ def create_app(
         data = await _body(request)
         content = data.get("content")
         if isinstance(content, str):
-            content = parse_json(content, "the file is not JSON")
+            content = await parse_json_async(content, "the file is not JSON")
         warning, names = None, data.get("names")
         if replay.is_harness(content):
             harness = replay.check_harness(content)
