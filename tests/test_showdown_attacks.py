@@ -493,3 +493,27 @@ def test_the_server_stops_within_5_s_while_agents_think(sig, results):
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def test_a_game_at_the_table_stops_at_the_exchange_run_cap_and_its_record_replays(client):
+    from agents.base import PlanningAgent, exchange
+    from agents.baselines import GreedyAgent
+
+    class Exchanger(PlanningAgent):
+        """Trades its whole hand whenever the rules allow: a blocked table, as it plays."""
+
+        def choose(self, view):
+            if view.opening_size is None and view.bag_size >= len(view.hand):
+                return exchange(view.hand)
+            return GreedyAgent.choose(self, view)
+
+    table = Table(["x", "y"], seed=3, agents={0: Exchanger(), 1: Exchanger()})
+    table.run_agents()
+    table.wait(60)
+    state = table.state()
+    assert state["over"] and "100 exchanges in a row" in state["truncated"]
+    assert not table.busy()  # a finished game's thread has ended
+    assert len(table.env.game.history) == MAX_EXCHANGE_RUN + 1  # the opening, then the run
+    record = json.loads(state["record"])
+    answer = client.post("/api/replays", json={"content": record}).json()
+    assert answer["count"] == MAX_EXCHANGE_RUN + 2 and answer["names"] == ["x", "y"]
