@@ -89,7 +89,8 @@ def main() -> None:
         table.wait()
         with tempfile.TemporaryDirectory() as tmp:
             path = Path(tmp) / "game.json"
-            path.write_text(json.dumps(table.env.game.record()))
+            names = ["heuristic", "greedy", "random"]  # as the page saves its own games
+            path.write_text(json.dumps({**table.env.game.record(), "names": names}))
             page.click('.tab[data-view="replay"]')
             page.set_input_files("#replay-file", str(path))
             _phase(page, "replay")

@@ -13,6 +13,7 @@ otherwise let exchanges go on for ever), so a game's size is bounded.
 from __future__ import annotations
 
 import copy
+import functools
 import json
 import random
 import threading
@@ -45,6 +46,12 @@ class Refused(Exception):
 
 
 def tile_info(t: int) -> dict[str, Any]:
+    """A tile as the page shows it (a fresh dict: callers add to it)."""
+    return dict(_tile_info(int(t)))
+
+
+@functools.cache
+def _tile_info(t: int) -> dict[str, Any]:
     return {"id": t, "name": str(Tile.from_id(t)), "svg": hand_svg([t], cell_px=CELL_PX)}
 
 

@@ -188,9 +188,12 @@ def test_records_of_the_wrong_shape_are_refused(client):
 def test_records_are_bounded_by_what_a_game_at_the_table_can_hold(client):
     good = _record()
     exchange = {"exchange": [0, 1, 2]}
-    # The record: 150,000 exchanges. Refused at once, before any replay.
+    # The record: 150,000 exchanges, 2.8 MiB. Refused at once, before any replay:
+    # too large a body, and within the body limit, too many moves.
     start = time.monotonic()
-    huge = dict(good, moves=good["moves"][:1] + [exchange] * 150_000)
+    huge = dict(good, moves=good["moves"][:1] + [{"exchange": [0]}] * 150_000)
+    _error(client.post("/api/replays", json={"content": huge}), 413, "at most 2 MiB")
+    huge = dict(good, moves=good["moves"][:1] + [exchange] * 60_000)
     _error(client.post("/api/replays", json={"content": huge}), 400, f"0 to {MAX_MOVES} items")
     assert time.monotonic() - start < 5
     run = dict(good, moves=good["moves"][:1] + [exchange] * (MAX_EXCHANGE_RUN + 1))
@@ -488,6 +491,7 @@ def test_the_server_stops_within_5_s_while_agents_think(sig, results):
         proc.send_signal(sig)
         proc.wait(10)
         took = time.monotonic() - start
+        print(f"{signal.Signals(sig).name}: the server stopped in {took:.1f} s")
         assert took < 5, took
     finally:
         if proc.poll() is None:
