@@ -91,7 +91,21 @@ def _phase(page, *phases: str, timeout: float = 120_000) -> str:
         )
     except Exception:
         seen = page.evaluate("[document.body.dataset.phase, document.body.innerText]")
-        raise AssertionError(f"waited for {phases}, the page shows {seen}") from None
+        probe = page.evaluate(
+            """async () => {
+                const id = sessionStorage.getItem("showdown.play");
+                const ctl = new AbortController();
+                setTimeout(() => ctl.abort(), 3000);
+                try {
+                    const r = await fetch(`/api/games/${id}`, {signal: ctl.signal});
+                    const s = await r.json();
+                    return [r.status, s.human_turn, s.thinking, s.version];
+                } catch (e) { return String(e); }
+            }"""
+        )
+        raise AssertionError(
+            f"waited for {phases}; server: {probe}; the page shows {seen}"
+        ) from None
     return page.evaluate("document.body.dataset.phase")
 
 
