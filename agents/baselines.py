@@ -22,6 +22,8 @@ class RandomAgent(PlanningAgent):
     Uniform over moves, not over sub-steps, so it is not biased towards exchanges of many tiles.
     """
 
+    OPTIONS: dict = {}  # none
+
     def choose(self, view: PlayerView) -> Move:
         moves = view.legal_moves()
         return moves[self.rng.randrange(len(moves))]
@@ -32,6 +34,8 @@ class GreedyAgent(PlanningAgent):
 
     With no placement it keeps its largest colour/shape group and exchanges the rest.
     """
+
+    OPTIONS: dict = {}  # none
 
     def choose(self, view: PlayerView) -> Move:
         found = view.placements()

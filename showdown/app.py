@@ -4,12 +4,18 @@ Games and replays live in memory, keyed by a random id that the page keeps per t
 (``sessionStorage``), so several tabs each keep their own game. Every refusal is an HTTP
 4xx whose JSON ``error`` is the reason, most often the engine's own message.
 
+Only the page itself may call the API (``guard``): the Host header must name this server,
+state-changing requests must be JSON from the server's own origin, and the page runs under a
+Content-Security-Policy that allows only its own scripts. Every input is bounded by size.
+
     python train.py serve --port 8000     # then open http://127.0.0.1:8000
 """
 
 from __future__ import annotations
 
+import ipaddress
 import json
+import reprlib
 import secrets
 import threading
 from collections import OrderedDict
@@ -23,41 +29,96 @@ from starlette.responses import JSONResponse, RedirectResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from agents.registry import agent_names
+from agents.registry import agent_names, parse_spec
 
 from . import replay
-from .tables import HUMAN, Refused, Table
+from .tables import HUMAN, Refused, Table, move_text
 
 STATIC = Path(__file__).with_name("static")
-MAX_SESSIONS = 64  # the oldest game or replay is dropped beyond this
-MAX_UPLOAD = 8 * 2**20
+MAX_SESSIONS = 64  # games and replays kept; the oldest is dropped beyond this ...
+MAX_STORED = 96 * 2**20  # ... or beyond this many bytes in all (see Store)
+# A body, checked as it is read: a record needs ~50 KiB, a harness file ~350 bytes a game.
+MAX_UPLOAD = 2 * 2**20
+# JSON larger than this is parsed off the event loop, one text at a time: parsed, JSON takes
+# up to ~30 times its size (2 MiB: ~60 MB for a moment).
+BIG_JSON = 64 * 2**10
+MAX_SPEC = 200  # characters in an agent spec typed in the page
+MAX_DEPTH = 16  # nesting of a request's JSON (a record needs 4)
 SHIPPED_CKPTS = Path(__file__).resolve().parent.parent / "checkpoints"
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+CSP = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+)
+SAFE_METHODS = ("GET", "HEAD")
 
 
-class _Store:
-    """Games and replays by id; the oldest is dropped when full."""
+def shown(value: Any) -> str:
+    """A value as an error message quotes it: short, however large or deep it is."""
+    return _REPR.repr(value)
 
-    def __init__(self) -> None:
-        self._items: OrderedDict[str, Any] = OrderedDict()
+
+_REPR = reprlib.Repr()
+_REPR.maxstring = _REPR.maxother = 80
+_REPR.maxlevel = 2
+
+
+class Store:
+    """Games and replays by id, bounded by count and by size: the oldest go first.
+
+    A table counts as ``Table.SIZE`` bytes and a replay as its frames' bytes; an item
+    dropped (or the store closed) has its agents cancelled, so its thread stops.
+    """
+
+    def __init__(self, max_items: int = MAX_SESSIONS, max_bytes: int = MAX_STORED) -> None:
+        self.max_items, self.max_bytes = max_items, max_bytes
+        self._items: OrderedDict[str, tuple[Any, int]] = OrderedDict()
+        self._running: set[Table] = set()  # tables being replayed, not yet stored
         self._lock = threading.Lock()
+        self.total = 0
 
-    def add(self, item: Any) -> str:
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def add(self, item: Any, size: int) -> str:
         key = secrets.token_hex(8)
+        dropped = []
         with self._lock:
-            self._items[key] = item
-            while len(self._items) > MAX_SESSIONS:
-                self._items.popitem(last=False)
+            self._items[key] = (item, size)
+            self.total += size
+            while len(self._items) > self.max_items or (
+                self.total > self.max_bytes and len(self._items) > 1
+            ):
+                _, (old, old_size) = self._items.popitem(last=False)
+                self.total -= old_size
+                dropped.append(old)
+        for old in dropped:
+            if isinstance(old, Table):
+                old.close()
         return key
 
     def get(self, key: str, kind: type) -> Any:
         with self._lock:
-            item = self._items.get(key)
+            item = self._items.get(key, (None, 0))[0]
         if not isinstance(item, kind):
             what = "game" if kind is Table else "replay"
             raise Refused(
-                f"unknown {what} id {key!r}: it may have ended with a server restart", 404
+                f"unknown {what} id {shown(key)}: it may have ended with a server restart", 404
             )
         return item
+
+    def running(self, table: Table, on: bool) -> None:
+        """Tracks a table played outside the store (a harness replay), to close it too."""
+        with self._lock:
+            (self._running.add if on else self._running.discard)(table)
+
+    def close(self) -> None:
+        """Stops every agent (server shutdown)."""
+        with self._lock:
+            tables = [t for t, _ in self._items.values() if isinstance(t, Table)]
+            tables += list(self._running)
+        for table in tables:
+            table.close()
 
 
 def offered_agents(ckpts: list[str]) -> list[str]:
@@ -79,16 +140,75 @@ def _short(path: Path) -> str:
         return str(path)
 
 
-async def _body(request: Request) -> dict[str, Any]:
-    raw = await request.body()
-    if len(raw) > MAX_UPLOAD:
-        raise Refused(f"request too large: at most {MAX_UPLOAD // 2**20} MiB", 413)
+def is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
     try:
-        data = json.loads(raw or b"{}")
-    except (json.JSONDecodeError, UnicodeDecodeError) as err:
-        raise Refused(f"malformed JSON: {err}") from None
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def host_name(header: str) -> str:
+    """The name in a Host header (``[::1]:8000`` -> ``::1``), lower case."""
+    header = header.strip().lower()
+    if header.startswith("["):
+        return header[1:].split("]", 1)[0]
+    return header.rsplit(":", 1)[0] if header.count(":") == 1 else header
+
+
+async def _body(request: Request) -> dict[str, Any]:
+    """The JSON object of a request, read with its size bounded as it arrives."""
+    length = request.headers.get("content-length", "")
+    if length.isdigit() and int(length) > MAX_UPLOAD:
+        raise Refused(f"request too large: at most {MAX_UPLOAD // 2**20} MiB", 413)
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > MAX_UPLOAD:
+            raise Refused(f"request too large: at most {MAX_UPLOAD // 2**20} MiB", 413)
+        chunks.append(chunk)
+    data = await parse_json_async(b"".join(chunks) or b"{}", "malformed JSON")
     if not isinstance(data, dict):
         raise Refused(f"the request body must be a JSON object, got {type(data).__name__}")
+    return data
+
+
+async def parse_json_async(raw: bytes | str, what: str) -> Any:
+    """:func:`parse_json`; a large text in a worker thread, one at a time."""
+    if len(raw) <= BIG_JSON:
+        return parse_json(raw, what)
+
+    def parse():
+        with _PARSING:
+            return parse_json(raw, what)
+
+    return await _threaded(parse)
+
+
+_PARSING = threading.Semaphore(1)
+
+
+def parse_json(raw: bytes | str, what: str) -> Any:
+    """JSON with its nesting bounded; Refused (400) says what is wrong."""
+    try:
+        data = json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+        raise Refused(f"{what}: {err}") from None
+    except RecursionError:
+        raise Refused(f"{what}: nested more than {MAX_DEPTH} deep") from None
+    level, depth = [data], 0
+    while level:  # level by level: a list of references, not one tuple per value
+        depth += 1
+        if depth > MAX_DEPTH:
+            raise Refused(f"{what}: nested more than {MAX_DEPTH} deep")
+        below: list = []
+        for item in level:
+            if isinstance(item, dict):
+                below.extend(item.values())
+            elif isinstance(item, list):
+                below.extend(item)
+        level = below
     return data
 
 
@@ -97,25 +217,84 @@ def _int_field(data: dict, key: str, default: Any = None, low: int = 0, high: in
     if value is default:
         return value
     if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
-        raise Refused(f"{key!r} must be an integer in {low}..{high}, got {value!r}")
+        raise Refused(f"{key!r} must be an integer in {low}..{high}, got {shown(value)}")
     return value
 
 
-def create_app(ckpts: list[str] | None = None) -> Starlette:
-    """The app; ``ckpts`` are checkpoint paths offered besides the shipped ones."""
+class Guard:
+    """ASGI middleware: Host must be one of ``hosts`` (else 403, against DNS rebinding);
+    a request that changes state must carry JSON (else 415) and, if it sends an Origin,
+    come from this server's own (else 403); every answer carries the CSP."""
+
+    def __init__(self, app, hosts: set[str]) -> None:
+        self.app, self.hosts = app, hosts
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope["headers"]}
+        host = headers.get("host", "")
+        if host_name(host) not in self.hosts:
+            return await _refuse(send, 403, f"unknown host {shown(host)}: use the page's address")
+        if scope["method"] not in SAFE_METHODS:
+            origin = headers.get("origin")
+            if origin is not None and origin.lower() != f"http://{host.lower()}":
+                return await _refuse(send, 403, f"cross-origin request from {shown(origin)}")
+            if headers.get("sec-fetch-site", "same-origin") not in ("same-origin", "none"):
+                return await _refuse(send, 403, "cross-site request refused")
+            kind = headers.get("content-type", "").split(";")[0].strip().lower()
+            if kind != "application/json":
+                return await _refuse(
+                    send, 415, f"send JSON (Content-Type: application/json), not {shown(kind)}"
+                )
+
+        async def with_headers(message):
+            if message["type"] == "http.response.start":
+                message["headers"] = [
+                    *message.get("headers", []),
+                    (b"content-security-policy", CSP.encode()),
+                    (b"x-content-type-options", b"nosniff"),
+                    (b"referrer-policy", b"no-referrer"),
+                ]
+            await send(message)
+
+        await self.app(scope, receive, with_headers)
+
+
+async def _refuse(send, status: int, message: str) -> None:
+    body = json.dumps({"error": message}).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(body))]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+def create_app(
+    ckpts: list[str] | None = None, hosts: list[str] | tuple[str, ...] = LOOPBACK
+) -> Starlette:
+    """The app; ``ckpts`` are checkpoint paths offered besides the shipped ones, ``hosts``
+    the names its Host header may carry (loopback names are always allowed)."""
     offered = offered_agents(list(ckpts or []))
     allowed_ckpts = {replay.ckpt_key(s) for s in offered if s.startswith("ckpt:")}
-    store = _Store()
+    store = Store()
 
     def check_spec(spec: Any) -> str:
-        if not isinstance(spec, str) or not spec.strip():
-            raise Refused(f"an agent spec is a non-empty string, got {spec!r}")
-        spec = spec.strip()
-        if spec.lower().startswith("ckpt:") and replay.ckpt_key(spec) not in allowed_ckpts:
+        if not isinstance(spec, str) or not spec.strip() or len(spec) > MAX_SPEC:
             raise Refused(
-                f"unknown checkpoint {spec!r}: the server offers only the shipped checkpoints "
-                "and those given to it (python train.py serve --ckpt PATH)"
+                f"an agent spec is a non-empty string of at most {MAX_SPEC} characters, "
+                f"got {shown(spec)}"
             )
+        spec = spec.strip()
+        if spec.lower().startswith("ckpt:"):
+            if replay.ckpt_key(spec) not in allowed_ckpts:
+                raise Refused(
+                    f"unknown checkpoint {shown(spec)}: the server offers only the shipped "
+                    "checkpoints and those given to it (python train.py serve --ckpt PATH)"
+                )
+            return spec
+        try:
+            parse_spec(spec)  # the registry's own limits, before any agent is built
+        except ValueError as err:
+            raise Refused(str(err)) from None
         return spec
 
     async def index(request: Request) -> RedirectResponse:
@@ -129,12 +308,12 @@ def create_app(ckpts: list[str] | None = None) -> Starlette:
         mode = data.get("mode", "play")
         opponents = data.get("agents")
         if mode not in ("play", "watch"):
-            raise Refused(f"'mode' must be 'play' or 'watch', got {mode!r}")
+            raise Refused(f"'mode' must be 'play' or 'watch', got {shown(mode)}")
         low = 1 if mode == "play" else 2
         if not isinstance(opponents, list) or not low <= len(opponents) <= 4 - (mode == "play"):
             raise Refused(
                 f"'agents' must list {low} to {4 - (mode == 'play')} agent specs for {mode}, "
-                f"got {opponents!r}"
+                f"got {shown(opponents)}"
             )
         specs = [check_spec(s) for s in opponents]
         seed = _int_field(data, "seed")
@@ -142,7 +321,7 @@ def create_app(ckpts: list[str] | None = None) -> Starlette:
             seat = _int_field(data, "seat", 0, 0, len(specs))
             specs.insert(seat, HUMAN)
         table = await _threaded(lambda: Table(specs, seed))
-        key = store.add(table)
+        key = store.add(table, Table.SIZE)
         if mode == "play":
             table.run_agents()
         return JSONResponse({"id": key, "mode": mode, **table.state(all_hands=mode == "watch")})
@@ -154,7 +333,7 @@ def create_app(ckpts: list[str] | None = None) -> Starlette:
             try:
                 tile = int(tile)
             except ValueError:
-                raise Refused(f"'tile' must be a tile type number, got {tile!r}") from None
+                raise Refused(f"'tile' must be a tile type number, got {shown(tile)}") from None
         watch = HUMAN not in table.seats
         return JSONResponse(table.state(tile, all_hands=watch))
 
@@ -163,7 +342,7 @@ def create_app(ckpts: list[str] | None = None) -> Starlette:
         data = await _body(request)
         kind = data.get("action")
         if kind not in ("place", "exchange", "end", "undo"):
-            raise Refused(f"'action' must be place, exchange, end or undo, got {kind!r}")
+            raise Refused(f"'action' must be place, exchange, end or undo, got {shown(kind)}")
         table.act(kind, data.get("tile"), data.get("cell"))
         return JSONResponse(table.state())
 
@@ -174,40 +353,54 @@ def create_app(ckpts: list[str] | None = None) -> Starlette:
             raise Refused("agents move by themselves in a game with a person", 409)
         if table.over:
             raise Refused("the game is over", 409)
-        table.run_agents(turns=1)
+        table.retry(turns=1)
         return JSONResponse(table.state(all_hands=True))
+
+    async def retry(request: Request) -> JSONResponse:
+        """After an agent failed: clear the error and let the agents move again."""
+        table = store.get(request.path_params["key"], Table)
+        if table.error is None:
+            raise Refused("no agent has failed in this game: nothing to retry", 409)
+        watch = HUMAN not in table.seats
+        table.retry(turns=1 if watch else None)
+        return JSONResponse(table.state(all_hands=watch))
 
     async def open_replay(request: Request) -> JSONResponse:
         data = await _body(request)
         content = data.get("content")
         if isinstance(content, str):
-            try:
-                content = json.loads(content)
-            except json.JSONDecodeError as err:
-                raise Refused(f"the file is not JSON: {err}") from None
-        warning = None
+            content = await parse_json_async(content, "the file is not JSON")
+        warning, names = None, data.get("names")
         if replay.is_harness(content):
+            harness = replay.check_harness(content)
             choice = data.get("game")
             if choice is None:
-                try:
-                    games = replay.harness_games(content)
-                except (KeyError, IndexError, TypeError) as err:
-                    raise Refused(f"corrupt harness results: {replay.reason_of(err)}") from None
-                return JSONResponse({"choose": games})
-            index = _int_field(data, "game", None, 0, len(content["games"]) - 1)
-            record, warning = await _threaded(
-                lambda: replay.replay_harness_game(content, index, allowed_ckpts)
+                return JSONResponse({"choose": replay.harness_games(harness)})
+            index = _int_field(data, "game", None, 0, len(harness["games"]) - 1)
+            store_run = store.running
+            record, warning, names = await _threaded(
+                lambda: replay.replay_harness_game(harness, index, allowed_ckpts, store_run)
             )
         else:
             record = replay.record_of(content)
+            if names is None and isinstance(content, dict):
+                names = content.get("names")  # the page saves them with its records
+            names = replay.check_names(names, record["num_players"])
         frames, game = await _threaded(lambda: replay.frames(record))
-        key = store.add({"frames": frames, "record": record})
+        log = [
+            {"seat": seat, "text": move_text(move), "points": points}
+            for seat, move, points in game.history
+        ]
+        size = sum(len(f) for f in frames) + 200 * len(frames)
+        key = store.add({"frames": frames}, size)
         return JSONResponse(
             {
                 "id": key,
                 "count": len(frames),
                 "num_players": game.num_players,
                 "final_scores": list(game.scores),
+                "names": names,
+                "log": log,
                 "warning": warning,
             }
         )
@@ -220,7 +413,7 @@ def create_app(ckpts: list[str] | None = None) -> Starlette:
         except ValueError:
             k = -1
         if not 0 <= k < len(frames):
-            raise Refused(f"frame {request.path_params['k']!r} is not in 0..{len(frames) - 1}")
+            raise Refused(f"frame {shown(request.path_params['k'])} is not in 0..{len(frames) - 1}")
         return JSONResponse({"index": k, "count": len(frames), **replay.render_frame(frames[k])})
 
     async def refused(request: Request, exc: Exception) -> JSONResponse:
@@ -236,12 +429,17 @@ def create_app(ckpts: list[str] | None = None) -> Starlette:
         Route("/api/games/{key}", game_state),
         Route("/api/games/{key}/act", act, methods=["POST"]),
         Route("/api/games/{key}/advance", advance, methods=["POST"]),
+        Route("/api/games/{key}/retry", retry, methods=["POST"]),
         Route("/api/replays", open_replay, methods=["POST"]),
         Route("/api/replays/{key}/frames/{k}", replay_frame),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     handlers = {Refused: refused, HTTPException: http_error}
-    return Starlette(routes=routes, exception_handlers=handlers)
+    app = Starlette(routes=routes, exception_handlers=handlers)
+    app.state.store = store
+    names = {host_name(h) for h in (*LOOPBACK, *hosts)}
+    app.add_middleware(Guard, hosts=names)
+    return app
 
 
 async def _threaded(fn):
@@ -251,8 +449,40 @@ async def _threaded(fn):
     return await run_in_threadpool(fn)
 
 
-def serve(host: str = "127.0.0.1", port: int = 8000, ckpts: list[str] | None = None) -> None:
+def serve(
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    ckpts: list[str] | None = None,
+    public: bool = False,
+    allow_hosts: list[str] | None = None,
+) -> None:
+    """Runs the page. A non-loopback ``host`` needs ``public`` (it lets anyone who can
+    reach the address play and start agents; there is no login); ``allow_hosts`` adds the
+    names people use to reach it. The first SIGINT or SIGTERM cancels every agent and stops
+    the server within about 3 s."""
     import uvicorn
 
-    print(f"showdown: open http://{host}:{port} in a browser (Ctrl-C stops the server)")
-    uvicorn.run(create_app(ckpts), host=host, port=port, log_level="warning")
+    if not is_loopback(host):
+        if not public:
+            raise SystemExit(
+                f"refusing to listen on {host}: that exposes the page (no login) to every "
+                "machine that can reach this address; add --public to do so anyway"
+            )
+        print(
+            f"WARNING: listening on {host}, not loopback: anyone who can reach it can play, "
+            "start agents (CPU) and open files they send. There is no login."
+        )
+    hosts = [host, *(allow_hosts or [])]
+    app = create_app(ckpts, hosts)
+
+    class Server(uvicorn.Server):
+        def handle_exit(self, sig, frame) -> None:
+            app.state.store.close()
+            super().handle_exit(sig, frame)
+
+    shown_host = f"[{host}]" if ":" in host else host
+    print(f"showdown: open http://{shown_host}:{port} in a browser (Ctrl-C stops the server)")
+    config = uvicorn.Config(
+        app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=2
+    )
+    Server(config).run()
