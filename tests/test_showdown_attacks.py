@@ -27,7 +27,8 @@ from starlette.testclient import TestClient  # noqa: E402
 from agents.evaluate import run_tournament  # noqa: E402
 from agents.registry import AGENTS  # noqa: E402
 from qwirkle_env.engine.game import Game  # noqa: E402
-from showdown.app import MAX_UPLOAD, Store, create_app  # noqa: E402
+from showdown.app import Store, create_app  # noqa: E402
+from showdown.guard import MAX_UPLOAD  # noqa: E402
 from showdown.tables import MAX_EXCHANGE_RUN, MAX_MOVES, Table  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
