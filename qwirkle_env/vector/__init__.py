@@ -2,8 +2,9 @@
 
 ``simulator`` steps many games at once; ``core`` and ``rules`` are its numba kernels,
 ``state`` its arrays, ``compact`` its compact observation and mask, ``mt19937`` the
-random generator it shares with the engine's seeds, ``jit`` the numba shim. It reads the
-rule facts from ``qwirkle_env.spec`` and never imports the PettingZoo env.
+random generator it shares with the engine's seeds (``qwirkle_env.jit`` is the numba
+switch). It reads the rule facts from ``qwirkle_env.spec`` and never imports the
+PettingZoo env.
 """
 
 from .simulator import COMPILED, VectorQwirkle

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..jit import kernel
 from ..spec import (
     BAG,
     COPIES,
@@ -31,7 +32,6 @@ from ..spec import (
     UNSEEN,
     win_share,
 )
-from .jit import kernel
 from .mt19937 import randbelow, randrange63, seed_from_int63, seed_state, shuffle
 from .rules import (
     END_MASK,
