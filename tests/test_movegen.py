@@ -20,13 +20,13 @@ import numpy as np
 import pytest
 from conftest import reference_placements
 
-from agents.baselines import exchange_rule
+from agents.baselines import best_by_points, best_row, exchange_rule
 from agents.heuristic import Evaluator, Weights
 from qwirkle_env import Board, Color, Game, Shape, Tile
 from qwirkle_env.engine import board as board_module
 from qwirkle_env.engine import movegen
 from qwirkle_env.engine.lines import mask_of
-from qwirkle_env.engine.placements import WIDTH, rows_of
+from qwirkle_env.engine.placements import WIDTH, row_items, rows_of
 from qwirkle_env.view import PlayerView
 
 POLICIES = ("random", "greedy", "heuristic")
@@ -185,3 +185,28 @@ def test_the_generator_runs_as_plain_python_without_numba():
 def test_compiled_kernels_are_compiled():
     assert movegen.COMPILED
     assert hasattr(movegen.grow, "py_func")
+
+
+@pytest.mark.parametrize("window", [0, 11, 39])
+def test_view_rows_and_best_row_pick_what_the_tuple_lists_pick(window):
+    """PlayerView.placement_rows is placements() as rows (opening and window filters
+    included), and best_row draws like best_by_points: greedy plays the same moves."""
+    for seed in range(6):
+        rng = random.Random(seed)
+        game = Game(2 + seed % 3, seed=seed)
+        while not game.over:
+            box = game.board.bounds() or (0, 0, 0, 0)
+            origin = ((box[0] + box[1]) // 2 - window // 2, (box[2] + box[3]) // 2 - window // 2)
+            view = PlayerView.of(game, game.current, origin=origin, window=window)
+            found = view.placements()
+            rows = view.placement_rows()
+            assert np.array_equal(rows, rows_of(found))
+            if found:
+                a, b = random.Random(seed), random.Random(seed)
+                assert row_items(rows[best_row(rows, a)]) == list(best_by_points(found, b))
+                assert a.random() == b.random()
+            moves = game.placements_with_points()  # the game goes on outside the window too
+            if moves:
+                game.apply_placement(list(rng.choice(moves)[0]))
+            else:
+                game.apply_exchange(game.hands[game.current][:1])

@@ -136,3 +136,9 @@ def rows_to_placements(rows: list) -> list:
             items = tuple(((row[i], row[i + 1]), row[i + 2]) for i in range(2, 2 + 3 * k, 3))
             add((items, row[1]))
     return found
+
+
+def row_items(row) -> list[tuple[Cell, int]]:
+    """One placement row as ``[((row, col), tile_id), ...]``, ``apply_placement``'s form."""
+    values = row.tolist() if hasattr(row, "tolist") else list(row)
+    return [((values[i], values[i + 1]), values[i + 2]) for i in range(2, 2 + 3 * values[0], 3)]
