@@ -18,6 +18,8 @@ Rows:
     holds). Three ways, the same games: from the Python generator, from
     ``Game.placements_with_points`` (moves through ``Game.apply``), and from
     ``Game.placement_rows`` (moves through ``Game.apply_placement``);
+- the compiled greedy playout (``qwirkle_env/vector/playout.py``): whole greedy games in
+  one kernel call, the simulator's rules and the compiled generator;
 - the compiled generator's first call in a fresh process: compiling (an empty numba cache)
   and loading from the cache.
 """
@@ -38,7 +40,14 @@ import numpy as np
 
 from qwirkle_env import Exchange, Game, Placement, Tile
 from qwirkle_env.engine.lines import mask_of
-from qwirkle_env.engine.placements import grown_placements, opening_placements, row_items
+from qwirkle_env.engine.placements import (
+    WIDTH,
+    grown_placements,
+    opening_placements,
+    row_items,
+)
+from qwirkle_env.vector import VectorQwirkle
+from qwirkle_env.vector.playout import greedy_games
 
 
 def mid_game_positions(count: int, seed: int) -> list[Game]:
@@ -156,6 +165,9 @@ def main() -> None:
     parser.add_argument("--positions", type=int, default=3000, help="mid-game positions")
     parser.add_argument("--random-games", type=int, default=150, help="random-vs-random games")
     parser.add_argument("--greedy-games", type=int, default=1000, help="greedy-vs-greedy games")
+    parser.add_argument(
+        "--playout-games", type=int, default=3000, help="compiled greedy playout games"
+    )
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
         "--skip-compile", action="store_true", help="skip the first-call compile rows"
@@ -221,6 +233,19 @@ def main() -> None:
                      f">= {target:.0f}" if target else "",
                      ("yes" if rate >= target else "NO") if target else "",
                      f"{moves / len(times):.0f} moves/game"))  # fmt: skip
+
+    # The compiled greedy playout: whole games in one kernel call (vector/playout.py).
+    sim = VectorQwirkle(1, num_players=2)
+    sim.reset(seed=args.seed)
+    out = np.empty((512, WIDTH), np.int64)
+    greedy_games(sim.state, 0, 1, 1, out)  # compiled (or loaded from the cache) here
+    start = clock()
+    turns = greedy_games(sim.state, 0, 1, args.playout_games, out)
+    seconds = clock() - start
+    rate = args.playout_games / seconds
+    rows.append(("greedy, compiled playout (vector/playout.py)", args.playout_games, rate, rate,
+                 "games/s", ">= 3000", "yes" if rate >= 3000 else "NO",
+                 f"{turns / args.playout_games:.0f} turns/game"))  # fmt: skip
 
     if not args.skip_compile:
         with tempfile.TemporaryDirectory() as cache:

@@ -161,12 +161,17 @@ def grow(grid, g, anchors, n_anchors, hand, r0, c0, out) -> int:
     count = 0
     for a in range(n_anchors):
         p = anchors[a]
-        nl, _, cl = _side(grid, p, -1)
+        nl, tl, cl = _side(grid, p, -1)
         nr, _, cr = _side(grid, p, 1)
-        nu, _, cu = _side(grid, p, -g)
+        fit_h = 0 if tl & ~cr else cl & cr
+        if not fit_h & hand:
+            continue
+        nu, tu, cu = _side(grid, p, -g)
         nd, _, cd = _side(grid, p, g)
-        fit_h, len_h = _axis(grid, p, 1)
-        fit_v, len_v = _axis(grid, p, g)
+        fit_v = 0 if tu & ~cd else cu & cd
+        if not fit_h & fit_v & hand:
+            continue
+        len_h, len_v = nl + nr + 1, nu + nd + 1
         pts_h = _points(len_h)
         pts_v = _points(len_v)
         single = pts_h + pts_v
