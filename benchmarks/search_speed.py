@@ -69,8 +69,9 @@ def main() -> None:
         digest.update(str(move).encode())
     sims = args.sims * len(views)
     header = ("decisions", "sims", "CPU ms/decision", "sims/s", "sims in 0.25 s", "moves digest")
-    row = (str(len(views)), str(sims), f"{1000 * seconds / len(views):.0f}",
-           f"{sims / seconds:.0f}", f"{0.25 * sims / seconds:.1f}", digest.hexdigest()[:12])  # fmt: skip
+    rate = sims / seconds
+    row = (str(len(views)), str(sims), f"{1000 * seconds / len(views):.0f}", f"{rate:.0f}",
+           f"{0.25 * rate:.1f}", digest.hexdigest()[:12])  # fmt: skip
     widths = [max(len(h), len(r)) for h, r in zip(header, row, strict=True)]
     print(f"search agent, python {platform.python_version()}, {os.cpu_count()} CPUs, CPU clock")
     print("  ".join(h.rjust(w) for h, w in zip(header, widths, strict=True)))
