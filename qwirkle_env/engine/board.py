@@ -5,7 +5,8 @@ empty cell touching a tile (the *frontier*), the runs of tiles next to it in the
 directions. That is all any rule needs: a tile fits a cell iff it is compatible with the
 runs on each side, and a placement grows a run cell by cell. ``play`` updates only the
 frontier cells at the ends of the runs it changed, so move generation never rescans the
-table.
+table. The board also keeps the table as a flat grid of cell codes, the frontier's order
+included, which the compiled move generator (``movegen.py``) reads.
 
 Two faces: the rules API on ``Tile`` objects (``score``, ``play``, ``legal_placements``,
 ``fits``) and, for the env, the game and agents in their hot loops, the same rules on tile
@@ -452,7 +453,8 @@ class Board:
         The order is fixed by the table's history: anchor by anchor (the frontier cells in
         the order they joined it), each anchor's tiles by id, each placement followed by
         those grown from it (along the row, then the column; forwards, then backwards).
-        Equal tables reached by equal moves list equal placements in equal order. Grown by
+        Equal tables reached by equal moves list equal placements in equal order (a table
+        built from a dict of tiles, as a loaded game's, in its own order). Grown by
         the compiled ``movegen.py`` when numba is there, else by ``placements.py``: the same
         list either way."""
         if not self._cells:
