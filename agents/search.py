@@ -16,10 +16,11 @@ import time
 from qwirkle_env.engine.game import Game
 from qwirkle_env.engine.hand import HAND_SIZE
 from qwirkle_env.engine.moves import Move
+from qwirkle_env.engine.placements import row_items
 from qwirkle_env.view import PlayerView
 
 from .base import PlanningAgent, exchange, placement
-from .baselines import exchange_rule
+from .baselines import best_row, exchange_rule
 from .heuristic import WEIGHT_OPTIONS, Evaluator, Weights
 from .options import Option, check_options
 
@@ -31,12 +32,9 @@ def greedy_rollout(game: Game, turns: int | None, rng: random.Random) -> None:
     n = 0
     limit = MAX_ROLLOUT if turns is None else turns
     while not game.over and n < limit:
-        found = game.placements_with_points()
-        if found:
-            top = max(p for _, p in found)
-            best = [items for items, p in found if p == top]
-            items = best[rng.randrange(len(best))] if len(best) > 1 else best[0]
-            game.apply_placement(list(items))
+        rows = game.placement_rows()  # game.placements_with_points() as one array
+        if len(rows):
+            game.apply_placement(row_items(rows[best_row(rows, rng)]), checked=True)
         else:
             hand = game.hands[game.current]
             game.apply_exchange(exchange_rule(hand, len(game.bag), rng))
