@@ -66,7 +66,7 @@ def matches(budget: float, ckpt: str, untrained: str, quick: bool) -> list[dict]
         *[dict(agents=[f"ckpt:checkpoints/{lib}_moves.pt", "greedy"], games=400,
                target=f"{name}'s whole-move policy wins >= 55% (one ply, no search)",
                ok=lambda row: row["win_rate"] >= 0.55)
-          for lib, name in LIBRARIES],
+          for lib, name in LIBRARIES if Path(f"checkpoints/{lib}_moves.pt").is_file()],
     ] if not quick else [
         dict(m, games=max(2, int(m["games"] * scale)))
         for m in matches(budget, ckpt, untrained, False)
@@ -104,6 +104,9 @@ def main() -> None:
     _, meta = load_checkpoint(args.ckpt, kind=VALUE_FORMAT)  # its look ahead, for the start
     look = LookAhead(**meta["env"]["look_ahead"])
     untrained = save_checkpoint(Path(args.runs) / "untrained.pt", MoveValueNet(), env_options(look))
+    for lib, _ in LIBRARIES:
+        if not Path(f"checkpoints/{lib}_moves.pt").is_file():
+            print(f"no checkpoints/{lib}_moves.pt: its match is left out", flush=True)
     chosen = matches(args.budget, args.ckpt, str(untrained), args.quick)
     if args.only:
         chosen = [m for m in chosen if m["agents"][0] in args.only]

@@ -152,11 +152,15 @@ def test_strength_benchmark_quick_run(tmp_path) -> None:
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[1]
+    sys.path.insert(0, str(root / "benchmarks"))
+    from strength import LIBRARIES
+
     out = tmp_path / "strength.md"
     cmd = [sys.executable, "benchmarks/strength.py", "--quick", "--budget", "0.01",
            "--processes", "1", "--out", str(out), "--runs", str(tmp_path / "runs")]  # fmt: skip
     subprocess.run(cmd, cwd=root, check=True, capture_output=True, timeout=300)
     page = out.read_text()
-    assert page.count("Target: ") == 8 and "duplicate deals" in page
+    libraries = sum((root / f"checkpoints/{lib}_moves.pt").is_file() for lib, _ in LIBRARIES)
+    assert page.count("Target: ") == 8 + libraries and "duplicate deals" in page
     assert (tmp_path / "runs" / "search_vs_greedy_2p" / "summary.csv").is_file()
     assert (tmp_path / "runs" / "qwirkle_ppo_vs_greedy_4p" / "summary.csv").is_file()
