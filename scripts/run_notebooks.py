@@ -19,6 +19,8 @@ import sys
 import time
 from pathlib import Path
 
+from tqdm import tqdm
+
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 
 
@@ -36,8 +38,11 @@ def run(path: Path, timeout: int) -> float:
         record_timing=False,  # no timestamps: a rerun changes only what it shows
         coalesce_streams=True,  # one stream per cell, progress bars' "\r" resolved
     )
+    cells = sum(cell.cell_type == "code" for cell in nb.cells)
     start = time.perf_counter()
-    client.execute()  # raises CellExecutionError naming the failing cell; nothing written
+    with tqdm(total=cells, desc=path.name, unit="cell") as bar:
+        client.on_cell_executed = lambda **_: bar.update()
+        client.execute()  # raises CellExecutionError naming the failing cell; nothing written
     nbformat.write(nb, path)
     return time.perf_counter() - start
 
@@ -58,7 +63,6 @@ def main(argv: list[str] | None = None) -> None:
         print("QWIRKLE_NOTEBOOK_FAST unset: the stored outputs are the full-size run's")
     os.environ.pop("MPLBACKEND", None)  # the kernel's inline backend draws the figures
     for path in paths:
-        print(f"running {path.name} ...", flush=True)
         wall = run(path, args.timeout)
         print(f"saved {path.name} with its outputs ({wall / 60:.1f} min)", flush=True)
 

@@ -138,3 +138,12 @@ def test_the_stored_output_check_finds_each_fault():
 )
 def test_what_counts_as_a_cell_that_shows_something(code, shows):
     assert displays(code) is shows
+
+
+def test_the_runner_refuses_an_unknown_notebook():
+    from scripts.run_notebooks import main
+
+    with pytest.raises(
+        SystemExit, match="unknown notebooks .'04_nope.ipynb'.; known: .'01_quickstart"
+    ):
+        main(["04_nope.ipynb"])
