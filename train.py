@@ -187,6 +187,17 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     s.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     s.add_argument("--ckpt", action="append", default=[], help="checkpoint to offer (repeatable)")
+    s.add_argument(
+        "--public",
+        action="store_true",
+        help="allow a non-loopback --host: anyone who can reach it may play (no login)",
+    )
+    s.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        help="a name people use to reach the server (Host header), besides --host (repeatable)",
+    )
     return parser
 
 
@@ -364,7 +375,7 @@ def cmd_serve(args: argparse.Namespace) -> None:
         from showdown.app import serve
     except ModuleNotFoundError as err:
         raise SystemExit(f"serve needs the web extra: pip install -e '.[web]' ({err})") from None
-    serve(args.host, args.port, args.ckpt)
+    serve(args.host, args.port, args.ckpt, public=args.public, allow_hosts=args.allow_host)
 
 
 def main(argv: list[str] | None = None) -> None:

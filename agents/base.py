@@ -18,10 +18,20 @@ from qwirkle_env.engine.tiles import Tile
 from qwirkle_env.view import PlayerView
 
 
+class Cancelled(Exception):
+    """Raised by an agent's ``act`` once :meth:`Agent.cancel` was called."""
+
+
 class Agent:
-    """Anything that maps a PlayerView to the next AEC action."""
+    """Anything that maps a PlayerView to the next AEC action.
+
+    ``OPTIONS`` lists the options a spec may set and their limits (``agents.options``);
+    None means only the generic check (finite numbers).
+    """
 
     name: str = "agent"
+    OPTIONS: dict | None = None
+    cancelled: bool = False
 
     def reset(self, seat: int, num_players: int, seed: int | None = None) -> None:
         """Called before each game; all the agent's randomness comes from ``seed``."""
@@ -31,6 +41,17 @@ class Agent:
 
     def act(self, view: PlayerView) -> int:
         raise NotImplementedError
+
+    def cancel(self) -> None:
+        """Stops this agent for good: a move in progress ends at its next check (a search
+        checks between simulations) and every later ``act`` raises :class:`Cancelled`.
+        Safe to call from another thread."""
+        self.cancelled = True
+
+    def check_cancelled(self) -> None:
+        """Cancelled if :meth:`cancel` was called; long thinking calls this often."""
+        if self.cancelled:
+            raise Cancelled(f"agent {self.name!r} was cancelled")
 
 
 class PlanningAgent(Agent):
@@ -52,6 +73,7 @@ class PlanningAgent(Agent):
         raise NotImplementedError
 
     def act(self, view: PlayerView) -> int:
+        self.check_cancelled()
         if not hasattr(self, "_queue"):
             self.reset(view.seat, view.num_players)
         steps = len(view.turn_placed) + len(view.turn_exchange)

@@ -9,7 +9,10 @@ from __future__ import annotations
 import random
 from collections import Counter
 
+import numpy as np
+
 from qwirkle_env.engine.moves import Move
+from qwirkle_env.engine.placements import row_items
 from qwirkle_env.engine.tiles import NUM_SHAPES
 from qwirkle_env.view import PlayerView
 
@@ -22,6 +25,8 @@ class RandomAgent(PlanningAgent):
     Uniform over moves, not over sub-steps, so it is not biased towards exchanges of many tiles.
     """
 
+    OPTIONS: dict = {}  # none
+
     def choose(self, view: PlayerView) -> Move:
         moves = view.legal_moves()
         return moves[self.rng.randrange(len(moves))]
@@ -33,11 +38,13 @@ class GreedyAgent(PlanningAgent):
     With no placement it keeps its largest colour/shape group and exchanges the rest.
     """
 
+    OPTIONS: dict = {}  # none
+
     def choose(self, view: PlayerView) -> Move:
-        found = view.placements()
-        if not found:
+        rows = view.placement_rows()  # view.placements() as one array: same order
+        if not len(rows):
             return exchange(exchange_rule(view.hand, view.bag_size, self.rng))
-        return placement(best_by_points(found, self.rng))
+        return placement(row_items(rows[best_row(rows, self.rng)]))
 
 
 def best_by_points(found: list, rng: random.Random) -> tuple:
@@ -45,6 +52,14 @@ def best_by_points(found: list, rng: random.Random) -> tuple:
     top = max(points for _, points in found)
     best = [items for items, points in found if points == top]
     return best[rng.randrange(len(best))] if len(best) > 1 else best[0]
+
+
+def best_row(rows: np.ndarray, rng: random.Random) -> int:
+    """``best_by_points`` on placement rows: the index of a highest-scoring row, ties
+    broken by ``rng`` with the same draws, so both pick the same placement."""
+    points = rows[:, 1]
+    best = np.flatnonzero(points == points.max())
+    return int(best[rng.randrange(len(best))]) if len(best) > 1 else int(best[0])
 
 
 def largest_group_ids(hand: list[int]) -> list[int]:

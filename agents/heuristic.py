@@ -12,7 +12,7 @@ moves against the best reply they allow, and hurries to go out first.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 from qwirkle_env.engine.board import FIT_H, FIT_V, Board
 from qwirkle_env.engine.lines import mask_of
@@ -24,6 +24,7 @@ from qwirkle_env.view import PlayerView
 
 from .base import PlanningAgent, exchange, placement
 from .baselines import exchange_rule
+from .options import Option, check_options
 
 
 @dataclass
@@ -40,6 +41,13 @@ class Weights:
     hurry: float = 2.0  # per tile still held once the bag is empty
     reply: float = 1.0  # per point of the opponents' best reply, once the bag is empty
     top: int = 20  # placements looked at closely (these need a board copy)
+
+
+# The weights' limits as spec options (``heuristic:risk=3``): finite, and ``top`` at least 1.
+WEIGHT_OPTIONS = {
+    f.name: Option(int, 1, 200) if f.type in (int, "int") else Option(float, -100, 100)
+    for f in fields(Weights)
+}
 
 
 def leave_value(kept: list[int], w: Weights) -> float:
@@ -154,8 +162,10 @@ class HeuristicAgent(PlanningAgent):
     Exchanges (by the greedy rule) only when nothing can be placed.
     """
 
+    OPTIONS = WEIGHT_OPTIONS
+
     def __init__(self, **weights) -> None:
-        self.weights = Weights(**weights)
+        self.weights = Weights(**check_options("heuristic", self.OPTIONS, weights))
 
     def choose(self, view: PlayerView) -> Move:
         found = view.placements()

@@ -20,7 +20,7 @@ import torch
 from qwirkle_env import raw_env
 from qwirkle_env.spec import win_reward
 
-from .checkpoint import save_checkpoint
+from .checkpoint import MOVES_FORMAT, load_checkpoint, save_checkpoint
 from .move_policy import MovePolicyNet, layout
 from .registry import make_agent
 
@@ -64,9 +64,18 @@ def quick_match(
 
 class Curve:
     """The learning curve of one run: (env steps, wall seconds, win rate, margin) rows in
-    a CSV beside the checkpoint, and a plot of it."""
+    a CSV. With ``save`` (library, train info), each point also exports the network to
+    ``checkpoint``: a run stopped early still leaves its latest policy."""
 
-    def __init__(self, path: str | Path, opponent: str = "greedy", games: int = 40) -> None:
+    def __init__(
+        self,
+        path: str | Path,
+        opponent: str = "greedy",
+        games: int = 40,
+        checkpoint: str | Path | None = None,
+        save: tuple[str, dict] | None = None,
+    ) -> None:
+        self.checkpoint, self.save = checkpoint, save
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.opponent, self.games = opponent, games
@@ -81,6 +90,10 @@ class Curve:
         self.rows.append(row)
         with self.path.open("a", newline="") as f:
             csv.writer(f).writerow([row[0], f"{row[1]:.1f}", f"{row[2]:.4f}", f"{row[3]:.2f}"])
+        if self.checkpoint is not None and self.save is not None:
+            library, train = self.save
+            info = {**train, "env_steps": env_steps, "wall_s": round(row[1])}
+            export(net, self.checkpoint, library, info, env_steps)
         print(
             f"[curve] {env_steps} env steps, {row[1]:.0f} s: {found['win_rate']:.1%} of "
             f"{self.games} games against {self.opponent}, margin {found['margin']:+.1f}",
@@ -116,3 +129,10 @@ def export(net: MovePolicyNet, path: str | Path, library: str, train: dict, step
     """The trained network as a project checkpoint (format ``qwirkle-move-policy``)."""
     options = {**layout(), "max_moves": net.config.max_moves, "library": library}
     return save_checkpoint(path, net, options, train, step=steps)
+
+
+def start_weights(path: str | Path, hidden: int) -> dict:
+    """The weights of a move-policy checkpoint, to continue training from (``--init``);
+    ValueError if its width is not ``hidden``."""
+    net, _ = load_checkpoint(path, expect_net={"hidden": hidden}, kind=MOVES_FORMAT)
+    return net.state_dict()

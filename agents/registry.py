@@ -13,6 +13,7 @@ from collections.abc import Callable
 from .base import Agent
 from .baselines import GreedyAgent, RandomAgent
 from .heuristic import HeuristicAgent
+from .options import check_options, describe
 from .search import SearchAgent
 
 AGENTS: dict[str, Callable[..., Agent]] = {
@@ -22,6 +23,7 @@ AGENTS: dict[str, Callable[..., Agent]] = {
     "search": SearchAgent,
 }
 CHECKPOINT = "ckpt:"  # "ckpt:PATH": the agent a trained checkpoint describes
+MAX_SPEC = 1000  # characters
 
 
 def register(name: str) -> Callable:
@@ -50,9 +52,12 @@ def _value(text: str):
 
 
 def parse_spec(spec: str) -> tuple[str, dict]:
-    """``"search:budget=0.1,k=8"`` -> ``("search", {"budget": 0.1, "k": 8})``."""
+    """``"search:budget=0.1,k=8"`` -> ``("search", {"budget": 0.1, "k": 8})``; a known
+    agent's options are checked against its limits (``agents.options``) here."""
     if not isinstance(spec, str) or not spec.strip():
         raise ValueError(f"an agent spec is a non-empty string like 'greedy', got {spec!r}")
+    if len(spec) > MAX_SPEC:
+        raise ValueError(f"an agent spec has at most {MAX_SPEC} characters, got {len(spec)}")
     name, _, rest = spec.strip().partition(":")
     kwargs = {}
     for part in filter(None, (p.strip() for p in rest.split(","))):
@@ -63,7 +68,14 @@ def parse_spec(spec: str) -> tuple[str, dict]:
                 "(write e.g. 'search:budget=0.1,k=8')"
             )
         kwargs[key.strip()] = _value(val.strip())
-    return name.strip().lower(), kwargs
+    name = name.strip().lower()
+    cls = AGENTS.get(name)
+    if cls is not None:
+        try:
+            kwargs = check_options(name, getattr(cls, "OPTIONS", None), kwargs)
+        except ValueError as err:
+            raise ValueError(f"agent spec {spec!r}: {err}") from None
+    return name, kwargs
 
 
 def make_agent(spec: str) -> Agent:
@@ -86,6 +98,11 @@ def make_agent(spec: str) -> Agent:
         raise ValueError(f"agent spec {spec!r}: bad option ({err})") from None
     agent.name = spec.strip()
     return agent
+
+
+def agent_options(name: str) -> list[str]:
+    """The options a scripted agent takes and their limits, one line each."""
+    return describe(getattr(AGENTS[name], "OPTIONS", None) or {})
 
 
 def agent_names() -> list[str]:

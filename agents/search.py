@@ -16,11 +16,13 @@ import time
 from qwirkle_env.engine.game import Game
 from qwirkle_env.engine.hand import HAND_SIZE
 from qwirkle_env.engine.moves import Move
+from qwirkle_env.engine.placements import row_items
 from qwirkle_env.view import PlayerView
 
 from .base import PlanningAgent, exchange, placement
-from .baselines import exchange_rule
-from .heuristic import Evaluator, Weights
+from .baselines import best_row, exchange_rule
+from .heuristic import WEIGHT_OPTIONS, Evaluator, Weights
+from .options import Option, check_options
 
 MAX_ROLLOUT = 200  # turns; a blocked table would otherwise let exchanges go on for ever
 
@@ -30,12 +32,9 @@ def greedy_rollout(game: Game, turns: int | None, rng: random.Random) -> None:
     n = 0
     limit = MAX_ROLLOUT if turns is None else turns
     while not game.over and n < limit:
-        found = game.placements_with_points()
-        if found:
-            top = max(p for _, p in found)
-            best = [items for items, p in found if p == top]
-            items = best[rng.randrange(len(best))] if len(best) > 1 else best[0]
-            game.apply_placement(list(items))
+        rows = game.placement_rows()  # game.placements_with_points() as one array
+        if len(rows):
+            game.apply_placement(row_items(rows[best_row(rows, rng)]), checked=True)
         else:
             hand = game.hands[game.current]
             game.apply_exchange(exchange_rule(hand, len(game.bag), rng))
@@ -54,8 +53,17 @@ class SearchAgent(PlanningAgent):
 
     ``budget`` is CPU seconds per move (CPU, not wall, so that a busy shared machine does
     not weaken it); ``sims`` (if given) fixes the number of simulations instead, which makes
-    the agent reproducible whatever the machine's speed.
+    the agent reproducible whatever the machine's speed. ``OPTIONS`` bounds each option so
+    that one move's work is bounded; :meth:`cancel` stops a move between simulations.
     """
+
+    OPTIONS = {
+        "budget": Option(float, 0, 10, low_open=True, unit="CPU seconds per move"),
+        "sims": Option(int, 1, 1000, none="the budget decides"),
+        "k": Option(int, 1, 50),
+        "depth": Option(int, 0, 20, none="roll out to the end"),
+        **WEIGHT_OPTIONS,
+    }
 
     def __init__(
         self,
@@ -65,13 +73,13 @@ class SearchAgent(PlanningAgent):
         depth: int | None = 2,
         **weights,
     ) -> None:
-        if budget <= 0 and not sims:
-            raise ValueError(f"search needs budget > 0 seconds or sims > 0, got {budget}")
-        self.budget = float(budget)
-        self.sims = sims
-        self.k = k
-        self.depth = depth
-        self.weights = Weights(**weights)
+        given = {"budget": budget, "sims": sims, "k": k, "depth": depth, **weights}
+        opts = check_options("search", self.OPTIONS, given)
+        self.budget = opts.pop("budget")
+        self.sims = opts.pop("sims")
+        self.k = opts.pop("k")
+        self.depth = opts.pop("depth")
+        self.weights = Weights(**opts)
 
     def candidates(self, view: PlayerView) -> list:
         """("place", items) / ("exchange", ids) candidates, best heuristic value first."""
@@ -99,6 +107,7 @@ class SearchAgent(PlanningAgent):
         depth = None if view.bag_size == 0 else self.depth
         done = 0
         while True:
+            self.check_cancelled()
             if self.sims is not None:
                 if done >= self.sims:
                     break

@@ -1,21 +1,27 @@
 """Speed of the rules engine: move generation and whole games. Prints one table.
 
-    python benchmarks/engine.py                       # defaults: about half a minute
+    python benchmarks/engine.py                       # defaults: about a minute
     python benchmarks/engine.py --positions 10000 --greedy-games 3000
 
 Rows:
 - move generation on mid-game positions (moves 10 to 40 of 2-player games between random
-  placers), each call timed alone: the public ``Board.legal_placements(tiles)`` (sorted
-  Tile tuples), the internal ``Board.placements_with_points(hand_mask)`` (what the env and the
-  agents use) and the full ``Game.legal_moves()`` (placements and exchanges);
+  placers), each call timed alone, side by side: the Python generator
+  (``placements.grown_placements``, what ``Board.placements_with_points`` ran before the
+  compiled one), the public ``Board.placements_with_points(hand_mask)`` (compiled, Python
+  tuples) and ``Board.placement_rows(hand_mask)`` (compiled, one int64 array), then
+  ``Board.legal_placements(tiles)`` (sorted Tile tuples) and ``Game.legal_moves()``
+  (placements and exchanges);
 - 2-player games per second, whole games from ``Game(2, seed)`` to the end:
   * random: uniform over ``Game.legal_moves()``, placements and exchanges alike;
-  * greedy: the placement with the highest immediate score (from ``Game.placements_with_points``,
-    which carries the points), ties broken uniformly at random; when no tile fits it
-    exchanges its whole hand (as many tiles as the bag holds). Moves go through the public
-    ``Game.apply``.
-
-Targets (2-core machine): legal_placements median <= 300 us, greedy >= 30 games/s.
+  * greedy: the placement with the highest immediate score, ties broken uniformly at
+    random; when no tile fits it exchanges its whole hand (as many tiles as the bag
+    holds). Three ways, the same games: from the Python generator, from
+    ``Game.placements_with_points`` (moves through ``Game.apply``), and from
+    ``Game.placement_rows`` (moves through ``Game.apply_placement``);
+- the compiled greedy playout (``qwirkle_env/vector/playout.py``): whole greedy games in
+  one kernel call, the simulator's rules and the compiled generator;
+- the compiled generator's first call in a fresh process: compiling (an empty numba cache)
+  and loading from the cache.
 """
 
 from __future__ import annotations
@@ -25,10 +31,23 @@ import os
 import platform
 import random
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
+
+import numpy as np
 
 from qwirkle_env import Exchange, Game, Placement, Tile
 from qwirkle_env.engine.lines import mask_of
+from qwirkle_env.engine.placements import (
+    WIDTH,
+    grown_placements,
+    opening_placements,
+    row_items,
+)
+from qwirkle_env.vector import VectorQwirkle
+from qwirkle_env.vector.playout import greedy_games
 
 
 def mid_game_positions(count: int, seed: int) -> list[Game]:
@@ -82,6 +101,43 @@ def greedy_move(game: Game, rng: random.Random):
     return Exchange(hand[: len(game.bag)])
 
 
+def python_greedy_move(game: Game, rng: random.Random):
+    """greedy_move on the Python generator: Game.placements_with_points as it was."""
+    hand = mask_of(game.hands[game.current])
+    if len(game.board):
+        found = grown_placements(game.board.frontier, hand)
+    else:
+        found = [p for p in opening_placements(hand) if len(p[0]) == game.opening_size]
+    if found:
+        best = max(points for _, points in found)
+        items = rng.choice([items for items, points in found if points == best])
+        return Placement((cell, Tile.from_id(t)) for cell, t in items)
+    hand = game.hand()
+    return Exchange(hand[: len(game.bag)])
+
+
+def rows_greedy_move(game: Game, rng: random.Random):
+    """greedy_move on Game.placement_rows: the same choice, the same RNG draws."""
+    rows = game.placement_rows()
+    if len(rows):
+        points = rows[:, 1]
+        best = np.flatnonzero(points == points.max())
+        return ("place", row_items(rows[best[rng.randrange(len(best))]]))
+    return ("exchange", game.hands[game.current][: len(game.bag)])
+
+
+def first_call_seconds(cache_dir: str) -> float:
+    """Seconds for the first placement list in a fresh process with this numba cache."""
+    code = (
+        "import time; from qwirkle_env import Game; g = Game(2, seed=1);"
+        "g.apply_placement(list(g.placements_with_points()[0][0]));"
+        "t = time.perf_counter(); g.placements_with_points(); print(time.perf_counter() - t)"
+    )
+    env = {**os.environ, "NUMBA_CACHE_DIR": cache_dir}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
+    return float(out.stdout.split()[-1])
+
+
 def play_games(policy, games: int, seed: int) -> tuple[list[float], int]:
     """Seconds per game and total moves for ``games`` 2-player games of policy vs itself."""
     times = []
@@ -91,7 +147,14 @@ def play_games(policy, games: int, seed: int) -> tuple[list[float], int]:
         start = clock()
         game = Game(2, seed=seed + i)
         while not game.over:
-            game.apply(policy(game, rng))
+            move = policy(game, rng)
+            if isinstance(move, tuple):  # (kind, ids) through the id-level API
+                if move[0] == "place":
+                    game.apply_placement(move[1], checked=True)
+                else:
+                    game.apply_exchange(move[1])
+            else:
+                game.apply(move)
             moves += 1
         times.append(clock() - start)
     return times, moves
@@ -102,7 +165,13 @@ def main() -> None:
     parser.add_argument("--positions", type=int, default=3000, help="mid-game positions")
     parser.add_argument("--random-games", type=int, default=150, help="random-vs-random games")
     parser.add_argument("--greedy-games", type=int, default=1000, help="greedy-vs-greedy games")
+    parser.add_argument(
+        "--playout-games", type=int, default=3000, help="compiled greedy playout games"
+    )
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--skip-compile", action="store_true", help="skip the first-call compile rows"
+    )
     parser.add_argument(
         "--clock",
         choices=sorted(CLOCKS),
@@ -119,28 +188,44 @@ def main() -> None:
     # Warm up, then time each kind of call over the same positions.
     for game in positions[:50]:
         game.board.legal_placements(hands[id(game)])
+        game.board.placement_rows(masks[id(game)])
         game.legal_moves()
     rows = []
     calls = [
-        ("Board.legal_placements(tiles)", lambda g: g.board.legal_placements(hands[id(g)])),
+        (
+            "Python generator (placements.py)",
+            lambda g: grown_placements(g.board.frontier, masks[id(g)]),
+        ),
         (
             "Board.placements_with_points(hand_mask)",
             lambda g: g.board.placements_with_points(masks[id(g)]),
         ),
+        ("Board.placement_rows(hand_mask)", lambda g: g.board.placement_rows(masks[id(g)])),
+        ("Board.legal_placements(tiles)", lambda g: g.board.legal_placements(hands[id(g)])),
         ("Game.legal_moves()", lambda g: g.legal_moves()),
     ]
-    sizes = [len(g.board.legal_placements(hands[id(g)])) for g in positions]
+    sizes = [len(g.board.placement_rows(masks[id(g)])) for g in positions]
+    medians = {}
     for name, call in calls:
         us = time_calls(positions, call)
-        target = "median <= 300" if name.startswith("Board.legal") else ""
-        ok = ("yes" if statistics.median(us) <= 300 else "NO") if target else ""
-        note = f"{statistics.mean(sizes):.0f} placements/position" if "tiles" in name else ""
-        rows.append((name, len(us), statistics.mean(us), statistics.median(us), "us/call",
+        medians[name] = statistics.median(us)
+        target = ok = note = ""
+        if name.startswith("Board.placement"):
+            speedup = medians["Python generator (placements.py)"] / medians[name]
+            note = f"{speedup:.1f}x the Python generator"
+            if "rows" in name:
+                target = "median <= 25, >= 10x"
+                ok = "yes" if medians[name] <= 25 and speedup >= 10 else "NO"
+        elif name.startswith("Python"):
+            note = f"{statistics.mean(sizes):.0f} placements/position"
+        rows.append((name, len(us), statistics.mean(us), medians[name], "us/call",
                      target, ok, note))  # fmt: skip
 
     for name, policy, games, target in [
         ("random vs random, 2 players", random_move, args.random_games, None),
-        ("greedy vs greedy, 2 players", greedy_move, args.greedy_games, 30.0),
+        ("greedy, Python generator", python_greedy_move, args.greedy_games, None),
+        ("greedy, Game.placements_with_points", greedy_move, args.greedy_games, 1000.0),
+        ("greedy, Game.placement_rows", rows_greedy_move, args.greedy_games, 1000.0),
     ]:
         times, moves = play_games(policy, games, args.seed + 10_000)
         rate = len(times) / sum(times)
@@ -148,6 +233,26 @@ def main() -> None:
                      f">= {target:.0f}" if target else "",
                      ("yes" if rate >= target else "NO") if target else "",
                      f"{moves / len(times):.0f} moves/game"))  # fmt: skip
+
+    # The compiled greedy playout: whole games in one kernel call (vector/playout.py).
+    sim = VectorQwirkle(1, num_players=2)
+    sim.reset(seed=args.seed)
+    out = np.empty((512, WIDTH), np.int64)
+    greedy_games(sim.state, 0, 1, 1, out)  # compiled (or loaded from the cache) here
+    start = clock()
+    turns = greedy_games(sim.state, 0, 1, args.playout_games, out)
+    seconds = clock() - start
+    rate = args.playout_games / seconds
+    rows.append(("greedy, compiled playout (vector/playout.py)", args.playout_games, rate, rate,
+                 "games/s", ">= 3000", "yes" if rate >= 3000 else "NO",
+                 f"{turns / args.playout_games:.0f} turns/game"))  # fmt: skip
+
+    if not args.skip_compile:
+        with tempfile.TemporaryDirectory() as cache:
+            compiled = first_call_seconds(cache)  # an empty cache: compiles, then saves
+            cached = first_call_seconds(cache)
+        for name, seconds in [("first call, compiling", compiled), ("first call, cached", cached)]:
+            rows.append((name, 1, seconds, seconds, "s (wall)", "", "", "fresh process"))
 
     header = ("measure", "n", "mean", "median", "unit", "target", "met", "note")
     table = [header] + [

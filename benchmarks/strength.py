@@ -63,10 +63,18 @@ def matches(budget: float, ckpt: str, untrained: str, quick: bool) -> list[dict]
         dict(agents=[learned, "greedy", "greedy", "greedy"], games=400, players=4,
              target="win share above 1/4 against three greedy players",
              ok=lambda row: row["win_rate"] > 1 / 4),
+        *[dict(agents=[f"ckpt:checkpoints/{lib}_moves.pt", "greedy"], games=400,
+               target=f"{name}'s whole-move policy wins >= 55% (one ply, no search)",
+               ok=lambda row: row["win_rate"] >= 0.55)
+          for lib, name in LIBRARIES],
     ] if not quick else [
         dict(m, games=max(2, int(m["games"] * scale)))
         for m in matches(budget, ckpt, untrained, False)
     ]  # fmt: skip
+
+
+# The RL-library recipes' exported policies (examples/*_moves.py, docs/integrations.md).
+LIBRARIES = (("sb3", "Stable-Baselines3"), ("tianshou", "Tianshou"), ("rllib", "RLlib"))
 
 
 def short_name(spec: str) -> str:
@@ -83,13 +91,25 @@ def main() -> None:
     parser.add_argument("--out", default="docs/strength.md")
     parser.add_argument("--runs", default="runs/strength", help="folder for CSV/JSON/plots")
     parser.add_argument("--quick", action="store_true", help="a few games, for a smoke test")
+    parser.add_argument(
+        "--only",
+        nargs="+",
+        metavar="SPEC",
+        help="play only the matches whose first agent is one of these specs, and replace "
+        "their sections in the existing page (the rest of it is kept)",
+    )
     args = parser.parse_args()
     start = time.time()
     sections = []
     _, meta = load_checkpoint(args.ckpt, kind=VALUE_FORMAT)  # its look ahead, for the start
     look = LookAhead(**meta["env"]["look_ahead"])
     untrained = save_checkpoint(Path(args.runs) / "untrained.pt", MoveValueNet(), env_options(look))
-    for m in matches(args.budget, args.ckpt, str(untrained), args.quick):
+    chosen = matches(args.budget, args.ckpt, str(untrained), args.quick)
+    if args.only:
+        chosen = [m for m in chosen if m["agents"][0] in args.only]
+        if not chosen:
+            parser.error(f"--only {args.only}: no match starts with these agents")
+    for m in chosen:
         players = m.get("players", 2)
         name = "_vs_".join(short_name(a) for a in m["agents"][:2]) + f"_{players}p"
         res = run_tournament(m["agents"], m["games"], players, seed=args.seed,
@@ -107,6 +127,11 @@ def main() -> None:
             f"\n\n{table}\n"
         )
     minutes = (time.time() - start) / 60
+    if args.only:
+        page = merge_sections(Path(args.out).read_text(), sections, " ".join(sys.argv[1:]))
+        Path(args.out).write_text(page)
+        print(f"updated {len(sections)} sections of {args.out} in {minutes:.1f} min")
+        return
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     page = PAGE.format(
         command=" ".join(["python", "benchmarks/strength.py", *sys.argv[1:]]),
@@ -119,6 +144,26 @@ def main() -> None:
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(page)
     print(f"wrote {args.out} in {minutes:.1f} min")
+
+
+TUNED = "## How the agents were tuned"
+
+
+def merge_sections(page: str, sections: list[str], argv: str) -> str:
+    """The page with each new section in place of the one of the same heading, or added
+    before the tuning notes; each says which command made it."""
+    for section in sections:
+        heading = section.split("\n", 1)[0]
+        section = section.rstrip("\n") + f"\n\nMade by `python benchmarks/strength.py {argv}`.\n"
+        start = page.find(heading + "\n")
+        if start >= 0:
+            end = min(i for i in (page.find("\n### ", start + 1), page.find("\n" + TUNED))
+                      if i >= 0)  # fmt: skip
+            page = page[:start] + section + page[end + 1 :]
+        else:
+            at = page.find(TUNED)
+            page = page[:at] + section + "\n" + page[at:]
+    return page
 
 
 PAGE = """# Strength of the agents

@@ -36,14 +36,53 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--epochs", type=int, default=2, help="passes over each batch")
     p.add_argument("--window", type=int, default=21)
     p.add_argument("--games", type=int, default=10, help="evaluation games against random")
-    p.add_argument("--address", default=None, help="'auto' or HOST:PORT joins a running cluster")
+    p.add_argument(
+        "--address",
+        default=None,
+        help="'auto' or HOST:PORT joins a running cluster; without it the run starts its own "
+        "local Ray instance on loopback (examples/ray_loopback.py)",
+    )
     p.add_argument(
         "--runtime-env",
         default=None,
         help='a JSON object for ray.init(runtime_env=...), e.g. \'{"working_dir": "examples"}\'',
     )
-    p.add_argument("--out", default="runs/rllib_selfplay")
+    p.add_argument(
+        "--out",
+        default=None,
+        help="checkpoint folder; default runs/rllib_selfplay_{smoke,local,cluster} by run type",
+    )
     return p
+
+
+def default_out(args: argparse.Namespace) -> str:
+    """One default folder per run type, so a smoke run never overwrites a real one."""
+    kind = "smoke" if args.smoke else "cluster" if args.address else "local"
+    return f"runs/rllib_selfplay_{kind}"
+
+
+def resource_problems(args: argparse.Namespace, cpus: float, gpus: float) -> list[str]:
+    """What the options ask of the cluster beyond what it has (``ray.cluster_resources()``):
+    RLlib would otherwise wait for the missing CPUs without a word. Each env runner takes
+    one CPU, each learner one CPU without a GPU (RLlib's "auto"), the driver none here."""
+    learner_cpus = args.num_learners if args.gpus_per_learner == 0 else 0
+    need_cpus = args.env_runners + learner_cpus
+    problems = []
+    if need_cpus > cpus:
+        problems.append(
+            f"the run needs {need_cpus} CPUs ({args.env_runners} env runners"
+            + (f" + {learner_cpus} learners" if learner_cpus else "")
+            + f", 1 CPU each) but the cluster has {cpus:g}; lower --env-runners"
+            + (" or --num-learners" if learner_cpus else "")
+            + " or add CPUs (ray start --num-cpus, more nodes)"
+        )
+    need_gpus = args.num_learners * args.gpus_per_learner
+    if need_gpus > gpus:
+        problems.append(
+            f"--num-learners {args.num_learners} x --gpus-per-learner {args.gpus_per_learner:g} "
+            f"needs {need_gpus:g} GPUs but the cluster has {gpus:g}"
+        )
+    return problems
 
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
@@ -103,4 +142,6 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
             args.runtime_env = runtime_env
     if problems:
         p.error("; ".join(problems))
+    if args.out is None:
+        args.out = default_out(args)
     return args

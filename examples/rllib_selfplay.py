@@ -4,6 +4,9 @@
     python examples/rllib_selfplay.py --smoke             # 2 env runners, 2 iterations
     python examples/rllib_selfplay.py --iters 200 --env-runners 8 --address auto  # a cluster
 
+Without ``--address`` the run starts its own Ray instance and keeps it on loopback
+(examples/ray_loopback.py: a private network namespace where one can be made).
+
 ``QwirkleMultiAgentEnv`` adapts the AEC env to RLlib's ``MultiAgentEnv``: only the agent to
 move gets an observation; everyone gets one (and their reward) when the episode ends, marked
 terminated when the game ended and truncated when the window showed none of the mover's
@@ -144,11 +147,37 @@ def train(iters: int, env_runners: int = 2, batch: int = 2000, **options) -> Alg
     return algo
 
 
+def start_ray(args) -> None:
+    """Joins ``--address``, or starts a fresh local instance that stays on loopback: the
+    program re-executes itself first (examples/ray_loopback.py), never joins a running
+    instance (``address="local"``, its own temp dir) and fails before training when the
+    cluster has fewer CPUs or GPUs than the options ask for."""
+    from rllib_cli import resource_problems
+
+    if args.address is None:
+        from ray_loopback import reexec_on_loopback
+
+        run = reexec_on_loopback()  # exec: the lines below run in the re-executed program
+        ray.init(
+            address="local",
+            include_dashboard=False,
+            runtime_env=args.runtime_env,
+            _temp_dir=str(run.ray_temp_dir),
+        )
+    else:
+        ray.init(address=args.address, include_dashboard=False, runtime_env=args.runtime_env)
+    resources = ray.cluster_resources()
+    problems = resource_problems(args, resources.get("CPU", 0), resources.get("GPU", 0))
+    if problems:
+        ray.shutdown()
+        raise SystemExit("error: " + "; ".join(problems))
+
+
 def main() -> None:
     from rllib_cli import parse_args  # beside this file; Ray-free, so CI tests it
 
     args = parse_args()  # fails on impossible combinations before Ray starts
-    ray.init(address=args.address, include_dashboard=False, runtime_env=args.runtime_env)
+    start_ray(args)
     algo = train(
         args.iters,
         args.env_runners,
@@ -160,8 +189,9 @@ def main() -> None:
         minibatch=args.minibatch,
         epochs=args.epochs,
     )
-    nodes = sorted(n["NodeID"] for n in ray.nodes() if n["Alive"])
-    print("cluster nodes:", json.dumps(nodes))
+    alive = [n for n in ray.nodes() if n["Alive"]]
+    print("cluster nodes:", json.dumps(sorted(n["NodeID"] for n in alive)))
+    print("node addresses:", json.dumps(sorted(n["NodeManagerAddress"] for n in alive)))
     print("env runner nodes:", json.dumps(env_runner_nodes(algo)), flush=True)
     print("saved", algo.save_to_path(os.path.abspath(args.out)))  # wants an absolute path
     print("vs random:", evaluate(algo.get_module("shared"), args.games, window=args.window))

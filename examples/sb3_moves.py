@@ -26,7 +26,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv
 from torch import nn
 
 from agents.move_policy import MovePolicyConfig, MovePolicyNet
-from agents.move_training import Curve, export
+from agents.move_training import Curve, export, start_weights
 from qwirkle_env.spec import ENV_ID
 
 REWARD_SCALE = 0.1  # margin points -> reward: keeps the value loss near 1
@@ -109,6 +109,9 @@ def main() -> None:
     parser.add_argument("--opponent", default="greedy", help="the scripted opponent's spec")
     parser.add_argument("--envs", type=int, default=4)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--hidden", type=int, default=128, help="width of MovePolicyNet")
+    parser.add_argument("--lr", type=float, default=3e-4)
+    parser.add_argument("--init", help="start from this move-policy checkpoint's weights")
     parser.add_argument("--eval-every", type=int, default=25_000)
     parser.add_argument("--eval-games", type=int, default=40)
     parser.add_argument("--out", default="runs/sb3_moves/sb3_moves.pt")
@@ -117,7 +120,11 @@ def main() -> None:
     steps, every, games = (
         (256, 128, 2) if args.smoke else (args.steps, args.eval_every, args.eval_games)
     )
-    curve = Curve(args.out.removesuffix(".pt") + "_curve.csv", args.opponent, games)
+    train = {"library": "stable-baselines3 MaskablePPO", "opponent": args.opponent,
+             "seed": args.seed, "hidden": args.hidden, "lr": args.lr,
+             "init": args.init}  # fmt: skip
+    curve_path = args.out.removesuffix(".pt") + "_curve.csv"
+    curve = Curve(curve_path, args.opponent, games, args.out, ("sb3", train))
     env = DummyVecEnv([make_env(args.opponent, args.seed + i) for i in range(args.envs)])
     n_steps = 64 if args.smoke else 512
     model = MaskablePPO(
@@ -126,21 +133,23 @@ def main() -> None:
         n_steps=n_steps,
         batch_size=min(256, n_steps * args.envs),
         n_epochs=4,
-        learning_rate=3e-4,
+        learning_rate=args.lr,
+        policy_kwargs={"net_config": {"hidden": args.hidden}},
         gamma=0.99,
         gae_lambda=0.95,
         ent_coef=0.01,
         seed=args.seed,
         device="cpu",
     )
+    if args.init:
+        model.policy.mlp_extractor.net.load_state_dict(start_weights(args.init, args.hidden))
     start = time.perf_counter()
     curve.point(model.policy.mlp_extractor.net, 0)
     model.learn(total_timesteps=steps, callback=CurveCallback(curve, every), progress_bar=True)
     net = model.policy.mlp_extractor.net
     curve.point(net, model.num_timesteps)
     wall = time.perf_counter() - start
-    train = {"library": "stable-baselines3 MaskablePPO", "env_steps": model.num_timesteps,
-             "wall_s": round(wall), "opponent": args.opponent, "seed": args.seed}  # fmt: skip
+    train.update(env_steps=model.num_timesteps, wall_s=round(wall))
     path = export(net, args.out, "sb3", train, model.num_timesteps)
     print(f"saved {path} after {model.num_timesteps} env steps in {wall / 60:.1f} min")
 

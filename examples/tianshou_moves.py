@@ -31,7 +31,7 @@ from tianshou.trainer import OnPolicyTrainerParams
 from torch import nn
 
 from agents.move_policy import MovePolicyConfig, MovePolicyNet
-from agents.move_training import Curve, export
+from agents.move_training import Curve, export, start_weights
 from qwirkle_env.spec import ENV_ID
 
 REWARD_SCALE = 0.1  # margin points -> reward: keeps the value loss near 1
@@ -88,6 +88,9 @@ def main() -> None:
     parser.add_argument("--opponent", default="greedy", help="the scripted opponent's spec")
     parser.add_argument("--envs", type=int, default=4)
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--hidden", type=int, default=128, help="width of MovePolicyNet")
+    parser.add_argument("--lr", type=float, default=3e-4)
+    parser.add_argument("--init", help="start from this move-policy checkpoint's weights")
     parser.add_argument("--eval-every", type=int, default=25_000)
     parser.add_argument("--eval-games", type=int, default=40)
     parser.add_argument("--out", default="runs/tianshou_moves/tianshou_moves.pt")
@@ -98,18 +101,23 @@ def main() -> None:
     smoke = args.smoke
     steps, every, games = (256, 128, 2) if smoke else (args.steps, args.eval_every, args.eval_games)
     collect = 64 if smoke else 2048
-    curve = Curve(args.out.removesuffix(".pt") + "_curve.csv", args.opponent, games)
+    train = {"library": "tianshou PPO", "opponent": args.opponent, "seed": args.seed,
+             "hidden": args.hidden, "lr": args.lr, "init": args.init}  # fmt: skip
+    curve_path = args.out.removesuffix(".pt") + "_curve.csv"
+    curve = Curve(curve_path, args.opponent, games, args.out, ("tianshou", train))
     envs = DummyVectorEnv([lambda: make_env(args.opponent) for _ in range(args.envs)])
     envs.seed(args.seed)
     probe = make_env(args.opponent)
-    net = MovePolicyNet(MovePolicyConfig(max_moves=int(probe.action_space.n)))
+    net = MovePolicyNet(MovePolicyConfig(max_moves=int(probe.action_space.n), hidden=args.hidden))
+    if args.init:
+        net.load_state_dict(start_weights(args.init, args.hidden))
     policy = DiscreteActorPolicy(
         actor=Actor(net), action_space=probe.action_space, deterministic_eval=True
     )
     algorithm = PPO(
         policy=policy,
         critic=Critic(net),
-        optim=AdamOptimizerFactory(lr=3e-4),
+        optim=AdamOptimizerFactory(lr=args.lr),
         eps_clip=0.2,
         vf_coef=0.5,
         ent_coef=0.01,
@@ -131,7 +139,7 @@ def main() -> None:
     start = time.perf_counter()
     curve.point(net, 0)
     per_epoch = min(steps, 10 * collect)
-    result = algorithm.run_training(
+    algorithm.run_training(
         OnPolicyTrainerParams(
             training_collector=collector,
             max_epochs=max(1, steps // per_epoch),
@@ -144,12 +152,10 @@ def main() -> None:
             show_progress=True,
         )
     )
-    env_steps = int(result.training_step) if hasattr(result, "training_step") else steps
     env_steps = collector.collect_step
     curve.point(net, env_steps)
     wall = time.perf_counter() - start
-    train = {"library": "tianshou PPO", "env_steps": env_steps, "wall_s": round(wall),
-             "opponent": args.opponent, "seed": args.seed}  # fmt: skip
+    train.update(env_steps=env_steps, wall_s=round(wall))
     path = export(net, args.out, "tianshou", train, env_steps)
     print(f"saved {path} after {env_steps} env steps in {wall / 60:.1f} min")
 

@@ -18,6 +18,7 @@ from .engine.hand import distinct_exchanges
 from .engine.lines import mask_of
 from .engine.moves import Exchange, Move, Placement
 from .engine.tiles import COPIES, NUM_TYPES, Tile
+from .spec import MAX_LINE
 
 
 @dataclass
@@ -80,6 +81,24 @@ class PlayerView:
                 p for p in found if all(0 <= r - r0 < w and 0 <= c - c0 < w for (r, c), _ in p[0])
             ]
         return found
+
+    def placement_rows(self) -> np.ndarray:
+        """``placements`` as ``Board.placement_rows``' int64 array, same filters, same order."""
+        rows = self.board.placement_rows(mask_of(self.hand))
+        if self.strict_opening and self.opening_size is not None:
+            rows = rows[rows[:, 0] == self.opening_size]
+        if self.window and len(self.board) and len(rows):
+            r0, c0 = self.origin
+            w = self.window
+            used = np.arange(MAX_LINE) < rows[:, :1]  # which of the six tile slots are set
+            inside = (
+                (rows[:, 2::3] - r0 >= 0)
+                & (rows[:, 2::3] - r0 < w)
+                & (rows[:, 3::3] - c0 >= 0)
+                & (rows[:, 3::3] - c0 < w)
+            )
+            rows = rows[(inside | ~used).all(axis=1)]
+        return rows
 
     def legal_moves(self) -> list[Move]:
         """Every full move: placements, then distinct exchanges (as Game.legal_moves)."""

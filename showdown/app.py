@@ -4,12 +4,15 @@ Games and replays live in memory, keyed by a random id that the page keeps per t
 (``sessionStorage``), so several tabs each keep their own game. Every refusal is an HTTP
 4xx whose JSON ``error`` is the reason, most often the engine's own message.
 
+Only the page itself may call the API (``showdown.guard``): the Host header must name this server,
+state-changing requests must be JSON from the server's own origin, and the page runs under a
+Content-Security-Policy that allows only its own scripts. Every input is bounded by size.
+
     python train.py serve --port 8000     # then open http://127.0.0.1:8000
 """
 
 from __future__ import annotations
 
-import json
 import secrets
 import threading
 from collections import OrderedDict
@@ -23,41 +26,75 @@ from starlette.responses import JSONResponse, RedirectResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from agents.registry import agent_names
+from agents.registry import agent_names, parse_spec
 
 from . import replay
-from .tables import HUMAN, Refused, Table
+from .guard import LOOPBACK, Guard, host_name, is_loopback, parse_json_async, read_json, shown
+from .tables import HUMAN, Refused, Table, move_text
 
 STATIC = Path(__file__).with_name("static")
-MAX_SESSIONS = 64  # the oldest game or replay is dropped beyond this
-MAX_UPLOAD = 8 * 2**20
+MAX_SESSIONS = 64  # games and replays kept; the oldest is dropped beyond this ...
+MAX_STORED = 96 * 2**20  # ... or beyond this many bytes in all (see Store)
+MAX_SPEC = 200  # characters in an agent spec typed in the page
 SHIPPED_CKPTS = Path(__file__).resolve().parent.parent / "checkpoints"
 
 
-class _Store:
-    """Games and replays by id; the oldest is dropped when full."""
+class Store:
+    """Games and replays by id, bounded by count and by size: the oldest go first.
 
-    def __init__(self) -> None:
-        self._items: OrderedDict[str, Any] = OrderedDict()
+    A table counts as ``Table.SIZE`` bytes and a replay as its frames' bytes; an item
+    dropped (or the store closed) has its agents cancelled, so its thread stops.
+    """
+
+    def __init__(self, max_items: int = MAX_SESSIONS, max_bytes: int = MAX_STORED) -> None:
+        self.max_items, self.max_bytes = max_items, max_bytes
+        self._items: OrderedDict[str, tuple[Any, int]] = OrderedDict()
+        self._running: set[Table] = set()  # tables being replayed, not yet stored
         self._lock = threading.Lock()
+        self.total = 0
 
-    def add(self, item: Any) -> str:
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def add(self, item: Any, size: int) -> str:
         key = secrets.token_hex(8)
+        dropped = []
         with self._lock:
-            self._items[key] = item
-            while len(self._items) > MAX_SESSIONS:
-                self._items.popitem(last=False)
+            self._items[key] = (item, size)
+            self.total += size
+            while len(self._items) > self.max_items or (
+                self.total > self.max_bytes and len(self._items) > 1
+            ):
+                _, (old, old_size) = self._items.popitem(last=False)
+                self.total -= old_size
+                dropped.append(old)
+        for old in dropped:
+            if isinstance(old, Table):
+                old.close()
         return key
 
     def get(self, key: str, kind: type) -> Any:
         with self._lock:
-            item = self._items.get(key)
+            item = self._items.get(key, (None, 0))[0]
         if not isinstance(item, kind):
             what = "game" if kind is Table else "replay"
             raise Refused(
-                f"unknown {what} id {key!r}: it may have ended with a server restart", 404
+                f"unknown {what} id {shown(key)}: it may have ended with a server restart", 404
             )
         return item
+
+    def running(self, table: Table, on: bool) -> None:
+        """Tracks a table played outside the store (a harness replay), to close it too."""
+        with self._lock:
+            (self._running.add if on else self._running.discard)(table)
+
+    def close(self) -> None:
+        """Stops every agent (server shutdown)."""
+        with self._lock:
+            tables = [t for t, _ in self._items.values() if isinstance(t, Table)]
+            tables += list(self._running)
+        for table in tables:
+            table.close()
 
 
 def offered_agents(ckpts: list[str]) -> list[str]:
@@ -79,43 +116,42 @@ def _short(path: Path) -> str:
         return str(path)
 
 
-async def _body(request: Request) -> dict[str, Any]:
-    raw = await request.body()
-    if len(raw) > MAX_UPLOAD:
-        raise Refused(f"request too large: at most {MAX_UPLOAD // 2**20} MiB", 413)
-    try:
-        data = json.loads(raw or b"{}")
-    except (json.JSONDecodeError, UnicodeDecodeError) as err:
-        raise Refused(f"malformed JSON: {err}") from None
-    if not isinstance(data, dict):
-        raise Refused(f"the request body must be a JSON object, got {type(data).__name__}")
-    return data
-
-
 def _int_field(data: dict, key: str, default: Any = None, low: int = 0, high: int = 2**31) -> Any:
     value = data.get(key, default)
     if value is default:
         return value
     if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
-        raise Refused(f"{key!r} must be an integer in {low}..{high}, got {value!r}")
+        raise Refused(f"{key!r} must be an integer in {low}..{high}, got {shown(value)}")
     return value
 
 
-def create_app(ckpts: list[str] | None = None) -> Starlette:
-    """The app; ``ckpts`` are checkpoint paths offered besides the shipped ones."""
+def create_app(
+    ckpts: list[str] | None = None, hosts: list[str] | tuple[str, ...] = LOOPBACK
+) -> Starlette:
+    """The app; ``ckpts`` are checkpoint paths offered besides the shipped ones, ``hosts``
+    the names its Host header may carry (loopback names are always allowed)."""
     offered = offered_agents(list(ckpts or []))
     allowed_ckpts = {replay.ckpt_key(s) for s in offered if s.startswith("ckpt:")}
-    store = _Store()
+    store = Store()
 
     def check_spec(spec: Any) -> str:
-        if not isinstance(spec, str) or not spec.strip():
-            raise Refused(f"an agent spec is a non-empty string, got {spec!r}")
-        spec = spec.strip()
-        if spec.lower().startswith("ckpt:") and replay.ckpt_key(spec) not in allowed_ckpts:
+        if not isinstance(spec, str) or not spec.strip() or len(spec) > MAX_SPEC:
             raise Refused(
-                f"unknown checkpoint {spec!r}: the server offers only the shipped checkpoints "
-                "and those given to it (python train.py serve --ckpt PATH)"
+                f"an agent spec is a non-empty string of at most {MAX_SPEC} characters, "
+                f"got {shown(spec)}"
             )
+        spec = spec.strip()
+        if spec.lower().startswith("ckpt:"):
+            if replay.ckpt_key(spec) not in allowed_ckpts:
+                raise Refused(
+                    f"unknown checkpoint {shown(spec)}: the server offers only the shipped "
+                    "checkpoints and those given to it (python train.py serve --ckpt PATH)"
+                )
+            return spec
+        try:
+            parse_spec(spec)  # the registry's own limits, before any agent is built
+        except ValueError as err:
+            raise Refused(str(err)) from None
         return spec
 
     async def index(request: Request) -> RedirectResponse:
@@ -125,16 +161,16 @@ def create_app(ckpts: list[str] | None = None) -> Starlette:
         return JSONResponse({"agents": offered})
 
     async def new_game(request: Request) -> JSONResponse:
-        data = await _body(request)
+        data = await read_json(request)
         mode = data.get("mode", "play")
         opponents = data.get("agents")
         if mode not in ("play", "watch"):
-            raise Refused(f"'mode' must be 'play' or 'watch', got {mode!r}")
+            raise Refused(f"'mode' must be 'play' or 'watch', got {shown(mode)}")
         low = 1 if mode == "play" else 2
         if not isinstance(opponents, list) or not low <= len(opponents) <= 4 - (mode == "play"):
             raise Refused(
                 f"'agents' must list {low} to {4 - (mode == 'play')} agent specs for {mode}, "
-                f"got {opponents!r}"
+                f"got {shown(opponents)}"
             )
         specs = [check_spec(s) for s in opponents]
         seed = _int_field(data, "seed")
@@ -142,7 +178,7 @@ def create_app(ckpts: list[str] | None = None) -> Starlette:
             seat = _int_field(data, "seat", 0, 0, len(specs))
             specs.insert(seat, HUMAN)
         table = await _threaded(lambda: Table(specs, seed))
-        key = store.add(table)
+        key = store.add(table, Table.SIZE)
         if mode == "play":
             table.run_agents()
         return JSONResponse({"id": key, "mode": mode, **table.state(all_hands=mode == "watch")})
@@ -154,16 +190,16 @@ def create_app(ckpts: list[str] | None = None) -> Starlette:
             try:
                 tile = int(tile)
             except ValueError:
-                raise Refused(f"'tile' must be a tile type number, got {tile!r}") from None
+                raise Refused(f"'tile' must be a tile type number, got {shown(tile)}") from None
         watch = HUMAN not in table.seats
         return JSONResponse(table.state(tile, all_hands=watch))
 
     async def act(request: Request) -> JSONResponse:
         table = store.get(request.path_params["key"], Table)
-        data = await _body(request)
+        data = await read_json(request)
         kind = data.get("action")
         if kind not in ("place", "exchange", "end", "undo"):
-            raise Refused(f"'action' must be place, exchange, end or undo, got {kind!r}")
+            raise Refused(f"'action' must be place, exchange, end or undo, got {shown(kind)}")
         table.act(kind, data.get("tile"), data.get("cell"))
         return JSONResponse(table.state())
 
@@ -174,40 +210,54 @@ def create_app(ckpts: list[str] | None = None) -> Starlette:
             raise Refused("agents move by themselves in a game with a person", 409)
         if table.over:
             raise Refused("the game is over", 409)
-        table.run_agents(turns=1)
+        table.retry(turns=1)
         return JSONResponse(table.state(all_hands=True))
 
+    async def retry(request: Request) -> JSONResponse:
+        """After an agent failed: clear the error and let the agents move again."""
+        table = store.get(request.path_params["key"], Table)
+        if table.error is None:
+            raise Refused("no agent has failed in this game: nothing to retry", 409)
+        watch = HUMAN not in table.seats
+        table.retry(turns=1 if watch else None)
+        return JSONResponse(table.state(all_hands=watch))
+
     async def open_replay(request: Request) -> JSONResponse:
-        data = await _body(request)
+        data = await read_json(request)
         content = data.get("content")
         if isinstance(content, str):
-            try:
-                content = json.loads(content)
-            except json.JSONDecodeError as err:
-                raise Refused(f"the file is not JSON: {err}") from None
-        warning = None
+            content = await parse_json_async(content, "the file is not JSON")
+        warning, names = None, data.get("names")
         if replay.is_harness(content):
+            harness = replay.check_harness(content)
             choice = data.get("game")
             if choice is None:
-                try:
-                    games = replay.harness_games(content)
-                except (KeyError, IndexError, TypeError) as err:
-                    raise Refused(f"corrupt harness results: {replay.reason_of(err)}") from None
-                return JSONResponse({"choose": games})
-            index = _int_field(data, "game", None, 0, len(content["games"]) - 1)
-            record, warning = await _threaded(
-                lambda: replay.replay_harness_game(content, index, allowed_ckpts)
+                return JSONResponse({"choose": replay.harness_games(harness)})
+            index = _int_field(data, "game", None, 0, len(harness["games"]) - 1)
+            store_run = store.running
+            record, warning, names = await _threaded(
+                lambda: replay.replay_harness_game(harness, index, allowed_ckpts, store_run)
             )
         else:
             record = replay.record_of(content)
+            if names is None and isinstance(content, dict):
+                names = content.get("names")  # the page saves them with its records
+            names = replay.check_names(names, record["num_players"])
         frames, game = await _threaded(lambda: replay.frames(record))
-        key = store.add({"frames": frames, "record": record})
+        log = [
+            {"seat": seat, "text": move_text(move), "points": points}
+            for seat, move, points in game.history
+        ]
+        size = sum(len(f) for f in frames) + 200 * len(frames)
+        key = store.add({"frames": frames}, size)
         return JSONResponse(
             {
                 "id": key,
                 "count": len(frames),
                 "num_players": game.num_players,
                 "final_scores": list(game.scores),
+                "names": names,
+                "log": log,
                 "warning": warning,
             }
         )
@@ -220,7 +270,7 @@ def create_app(ckpts: list[str] | None = None) -> Starlette:
         except ValueError:
             k = -1
         if not 0 <= k < len(frames):
-            raise Refused(f"frame {request.path_params['k']!r} is not in 0..{len(frames) - 1}")
+            raise Refused(f"frame {shown(request.path_params['k'])} is not in 0..{len(frames) - 1}")
         return JSONResponse({"index": k, "count": len(frames), **replay.render_frame(frames[k])})
 
     async def refused(request: Request, exc: Exception) -> JSONResponse:
@@ -236,12 +286,17 @@ def create_app(ckpts: list[str] | None = None) -> Starlette:
         Route("/api/games/{key}", game_state),
         Route("/api/games/{key}/act", act, methods=["POST"]),
         Route("/api/games/{key}/advance", advance, methods=["POST"]),
+        Route("/api/games/{key}/retry", retry, methods=["POST"]),
         Route("/api/replays", open_replay, methods=["POST"]),
         Route("/api/replays/{key}/frames/{k}", replay_frame),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     handlers = {Refused: refused, HTTPException: http_error}
-    return Starlette(routes=routes, exception_handlers=handlers)
+    app = Starlette(routes=routes, exception_handlers=handlers)
+    app.state.store = store
+    names = {host_name(h) for h in (*LOOPBACK, *hosts)}
+    app.add_middleware(Guard, hosts=names)
+    return app
 
 
 async def _threaded(fn):
@@ -251,8 +306,40 @@ async def _threaded(fn):
     return await run_in_threadpool(fn)
 
 
-def serve(host: str = "127.0.0.1", port: int = 8000, ckpts: list[str] | None = None) -> None:
+def serve(
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    ckpts: list[str] | None = None,
+    public: bool = False,
+    allow_hosts: list[str] | None = None,
+) -> None:
+    """Runs the page. A non-loopback ``host`` needs ``public`` (it lets anyone who can
+    reach the address play and start agents; there is no login); ``allow_hosts`` adds the
+    names people use to reach it. The first SIGINT or SIGTERM cancels every agent and stops
+    the server within about 3 s."""
     import uvicorn
 
-    print(f"showdown: open http://{host}:{port} in a browser (Ctrl-C stops the server)")
-    uvicorn.run(create_app(ckpts), host=host, port=port, log_level="warning")
+    if not is_loopback(host):
+        if not public:
+            raise SystemExit(
+                f"refusing to listen on {host}: that exposes the page (no login) to every "
+                "machine that can reach this address; add --public to do so anyway"
+            )
+        print(
+            f"WARNING: listening on {host}, not loopback: anyone who can reach it can play, "
+            "start agents (CPU) and open files they send. There is no login."
+        )
+    hosts = [host, *(allow_hosts or [])]
+    app = create_app(ckpts, hosts)
+
+    class Server(uvicorn.Server):
+        def handle_exit(self, sig, frame) -> None:
+            app.state.store.close()
+            super().handle_exit(sig, frame)
+
+    shown_host = f"[{host}]" if ":" in host else host
+    print(f"showdown: open http://{shown_host}:{port} in a browser (Ctrl-C stops the server)")
+    config = uvicorn.Config(
+        app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=2
+    )
+    Server(config).run()

@@ -1,51 +1,144 @@
 """Saved games as a list of frames: the table, every hand and the scores after each move.
 
-Three kinds of file open here, each read by the engine's own loader so that a corrupt file
-fails with the engine's message:
+Three kinds of file open here, each checked field by field and then read by the engine's
+own loader, so that a corrupt file fails with a reason rather than a server error:
 
-* a game record (``Game.record()``, and what the showdown page saves);
+* a game record (``Game.record()``, and what the showdown page saves, with seat names);
 * a full game state (``Game.to_dict()``): its seed and history are a record;
 * the evaluation harness's ``results.json``, which keeps each game's deal seed, seats and
   agent seeds but not its moves: the game is played again with the same agents and seeds
   (the harness's own derivation), and the page says if the scores differ from the saved
   ones (a time-budgeted search need not repeat itself).
+
+A record is bounded by what a game at the table can hold (``MAX_MOVES`` moves, runs of at
+most ``MAX_EXCHANGE_RUN`` exchanges), and each frame is kept as compact JSON bytes.
 """
 
 from __future__ import annotations
 
+import json
 import random
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from qwirkle_env.engine.game import FORMAT, Game
 from qwirkle_env.engine.moves import Placement, move_from_json
 from qwirkle_env.render import board_svg
+from qwirkle_env.spec import HAND_SIZE, MAX_PLAYERS, MIN_PLAYERS, NUM_TYPES
 
-from .tables import CELL_PX, Refused, Table, move_text, tile_info
+from .tables import (
+    CELL_PX,
+    MAX_EXCHANGE_RUN,
+    MAX_MOVES,
+    REPLAY_SECONDS,
+    Refused,
+    Table,
+    move_text,
+    tile_info,
+)
 
-MAX_TURNS = 1000  # the harness's safety net (agents/evaluate.py)
+MAX_NAME = 200  # characters in a seat name
+MAX_CELL = 10_000  # |row|, |col| of a table cell (a real table spans about 110)
 
 
-def record_of(data: Any) -> dict[str, Any]:
-    """A game record from a record or a full game state; Refused with the engine's reason."""
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _fail(what: str, value: Any, allowed: str) -> Refused:
+    return Refused(f"corrupt {what}: {allowed}, got {_short(value)}")
+
+
+def _int(value: Any, what: str, low: int, high: int) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
+        raise _fail(what, value, f"an integer in {low}..{high}")
+    return value
+
+
+def _list(value: Any, what: str, most: int, least: int = 0) -> list:
+    if not isinstance(value, list) or not least <= len(value) <= most:
+        raise _fail(what, value, f"a list of {least} to {most} items")
+    return value
+
+
+def check_record(data: Any) -> dict[str, Any]:
+    """The record if every field has the right type and size; Refused names the first fault.
+    Whether its moves are legal is the engine's to say (``frames``)."""
     if not isinstance(data, dict):
         raise Refused(f"not a saved game: expected a JSON object, got {type(data).__name__}")
-    if data.get("format") == FORMAT:
-        try:
-            game = Game.from_dict(data)
-        except (ValueError, KeyError, TypeError) as err:
-            raise Refused(f"corrupt game: {reason_of(err)}") from None
-        return game.record()
+    if data.get("format") != FORMAT + "-record":
+        raise Refused(
+            f"not a saved game: format is {_short(data.get('format'))}, expected "
+            f"{FORMAT + '-record'!r} (a record) or {FORMAT!r} (a game state)"
+        )
+    _int(data.get("num_players"), "record: num_players", MIN_PLAYERS, MAX_PLAYERS)
+    _int(data.get("seed"), "record: seed", -(2**63), 2**64)
+    if not isinstance(data.get("strict_opening"), bool):
+        raise _fail("record", data.get("strict_opening"), "strict_opening must be true or false")
+    run = 0
+    for i, move in enumerate(_list(data.get("moves"), "record: moves", MAX_MOVES)):
+        what = f"record: move {i}"
+        if (
+            not isinstance(move, dict)
+            or len(move) != 1
+            or next(iter(move))
+            not in (
+                "place",
+                "exchange",
+            )
+        ):
+            raise _fail(what, move, "{'place': [[row, col, tile], ...]} or {'exchange': [...]}")
+        kind, items = next(iter(move.items()))
+        for item in _list(items, what, HAND_SIZE, 1):
+            if kind == "exchange":
+                _int(item, what, 0, NUM_TYPES - 1)
+                continue
+            r, c, t = _list(item, what + " [row, col, tile]", 3, 3)
+            _int(r, what + " row", -MAX_CELL, MAX_CELL)
+            _int(c, what + " col", -MAX_CELL, MAX_CELL)
+            _int(t, what + " tile", 0, NUM_TYPES - 1)
+        run = run + 1 if kind == "exchange" else 0
+        if run > MAX_EXCHANGE_RUN:
+            raise Refused(
+                f"corrupt record: more than {MAX_EXCHANGE_RUN} exchanges in a row at move {i} "
+                "(a game at the table stops there)"
+            )
     return data
 
 
-def frames(record: dict[str, Any]) -> tuple[list[dict[str, Any]], Game]:
-    """Frame k is the game after k moves (frame 0: the deal); replays through the engine."""
+def record_of(data: Any) -> dict[str, Any]:
+    """A checked game record from a record or a full game state."""
+    if isinstance(data, dict) and data.get("format") == FORMAT:
+        _list(data.get("history"), "game: history", MAX_MOVES)
+        try:
+            game = Game.from_dict(data)
+        except (ValueError, KeyError, TypeError, IndexError, AttributeError) as err:
+            raise Refused(f"corrupt game: {reason_of(err)}") from None
+        return check_record(game.record())
+    return check_record(data)
+
+
+def check_names(names: Any, num_players: int) -> list[str] | None:
+    """Seat names sent with a record (the page's own games): None, or one short string a seat."""
+    if names is None:
+        return None
+    _list(names, "names", num_players, num_players)
+    for name in names:
+        if not isinstance(name, str) or len(name) > MAX_NAME:
+            raise _fail("names", name, f"a seat name is a string of at most {MAX_NAME} characters")
+    return names
+
+
+def frames(record: dict[str, Any]) -> tuple[list[bytes], Game]:
+    """Frame k (as JSON bytes) is the game after k moves (frame 0: the deal), replayed
+    through the engine; ``record`` has passed :func:`check_record`."""
     try:
         final = Game.from_record(record)
-        game = Game(record["num_players"], record["seed"], record["strict_opening"])
     except (ValueError, KeyError, TypeError) as err:
         raise Refused(f"corrupt record: {reason_of(err)}") from None
+    game = Game(record["num_players"], record["seed"], record["strict_opening"])
     out = [_frame(game, None)]
     for data in record["moves"]:
         game.apply(move_from_json(data))  # from_record above proved every move legal
@@ -53,9 +146,9 @@ def frames(record: dict[str, Any]) -> tuple[list[dict[str, Any]], Game]:
     return out, final
 
 
-def _frame(game: Game, last: tuple | None) -> dict[str, Any]:
-    return {
-        "board": {f"{r},{c}": t.id for (r, c), t in game.board},
+def _frame(game: Game, last: tuple | None) -> bytes:
+    frame = {
+        "board": [[r, c, t.id] for (r, c), t in game.board],
         "hands": [list(h) for h in game.hands],
         "scores": list(game.scores),
         "bag": game.bag_size,
@@ -67,21 +160,52 @@ def _frame(game: Game, last: tuple | None) -> dict[str, Any]:
         if last and isinstance(last[1], Placement)
         else [],
     }
+    return json.dumps(frame, separators=(",", ":")).encode()
 
 
-def render_frame(frame: dict[str, Any]) -> dict[str, Any]:
+def render_frame(frame: bytes) -> dict[str, Any]:
     """A frame as the page draws it: the table as SVG, hands as tiles."""
-    board = {tuple(map(int, key.split(","))): t for key, t in frame["board"].items()}
+    data = json.loads(frame)
+    board = {(r, c): t for r, c, t in data["board"]}
     return {
-        **{k: v for k, v in frame.items() if k != "board"},
-        "board": board_svg(board, CELL_PX, highlight=[tuple(c) for c in frame["placed"]]),
+        **{k: v for k, v in data.items() if k != "board"},
+        "board": board_svg(board, CELL_PX, highlight=[tuple(c) for c in data["placed"]]),
         "tiles_on_table": len(board),
-        "hands": [[tile_info(t) for t in h] for h in frame["hands"]],
+        "hands": [[tile_info(t) for t in h] for h in data["hands"]],
     }
 
 
+def is_harness(data: Any) -> bool:
+    return isinstance(data, dict) and "games" in data and "lineups" in data and "names" in data
+
+
+def check_harness(results: dict[str, Any]) -> dict[str, Any]:
+    """A harness results file whose every field the replay reads has the right type and
+    size, and whose games seat ``num_players`` agents each; Refused names the first fault."""
+    what = "harness results"
+    n = _int(results.get("num_players"), what + ": num_players", MIN_PLAYERS, MAX_PLAYERS)
+    _int(results.get("seed"), what + ": seed", -(2**63), 2**64)
+    names = _list(results.get("names"), what + ": names", 1000, 1)
+    for name in names:
+        if not isinstance(name, str) or not 0 < len(name) <= MAX_NAME:
+            raise _fail(what, name, f"a name is a string of 1 to {MAX_NAME} characters")
+    games = _list(results.get("games"), what + ": games", 100_000, 1)
+    for i, game in enumerate(games):
+        at = f"{what}: game {i}"
+        if not isinstance(game, dict):
+            raise _fail(at, game, "a game is a JSON object")
+        for key in ("lineup", "deal", "rotation"):
+            _int(game.get(key), f"{at} {key}", 0, 2**31)
+        _int(game.get("env_seed"), f"{at} env_seed", -(2**63), 2**64)
+        for a in _list(game.get("agents"), f"{at} agents", n, n):
+            _int(a, f"{at} agents", 0, len(names) - 1)
+        for s in _list(game.get("scores"), f"{at} scores", n, n):
+            _int(s, f"{at} scores", 0, 10_000)
+    return results
+
+
 def harness_games(results: dict[str, Any]) -> list[dict[str, Any]]:
-    """The games of a harness results.json, for the page to offer a choice."""
+    """The games of a checked harness results.json, for the page to offer a choice."""
     names = results["names"]
     return [
         {
@@ -93,24 +217,22 @@ def harness_games(results: dict[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
-def is_harness(data: Any) -> bool:
-    return isinstance(data, dict) and "games" in data and "lineups" in data and "names" in data
-
-
 def replay_harness_game(
-    results: dict[str, Any], index: int, allowed_ckpts: set[str]
-) -> tuple[dict[str, Any], str | None]:
-    """Plays harness game ``index`` again; returns its record and a warning if the scores
-    differ from the saved ones. Checkpoint agents must be ones the server offers: a file
-    never names a path the server will open."""
-    try:
-        game = results["games"][index]
-        seed, lineup, deal, rot = results["seed"], game["lineup"], game["deal"], game["rotation"]
-        specs = [_base_spec(results["names"][a]) for a in game["agents"]]
-        env_seed, saved = game["env_seed"], game["scores"]
-        n = int(results["num_players"])
-    except (KeyError, IndexError, TypeError, ValueError) as err:
-        raise Refused(f"corrupt harness results: {reason_of(err)}") from None
+    results: dict[str, Any],
+    index: int,
+    allowed_ckpts: set[str],
+    running: Callable[[Table, bool], None] | None = None,
+) -> tuple[dict[str, Any], str | None, list[str]]:
+    """Plays harness game ``index`` of a checked results file again; returns its record, a
+    warning if the scores differ from the saved ones, and the seats' names. Checkpoint
+    agents must be ones the server offers: a file never names a path the server will open.
+    ``running(table, on)`` is told while the game plays, so a shutdown can cancel it; a game
+    that takes over ``REPLAY_SECONDS`` is stopped and refused."""
+    game = results["games"][index]
+    seed, lineup, deal, rot = results["seed"], game["lineup"], game["deal"], game["rotation"]
+    names = [results["names"][a] for a in game["agents"]]
+    specs = [_base_spec(name) for name in names]
+    env_seed, saved, n = game["env_seed"], game["scores"], results["num_players"]
     for spec in specs:
         if spec.lower().startswith("ckpt:") and ckpt_key(spec) not in allowed_ckpts:
             raise Refused(
@@ -121,8 +243,22 @@ def replay_harness_game(
     rs = random.Random(f"{seed}:{lineup}:{deal}:{rot}")
     agent_seeds = [rs.randrange(2**31) for _ in range(n)]
     table = Table(specs, seed=env_seed, agent_seeds=agent_seeds)
-    table.run_agents(turns=MAX_TURNS)
-    table.wait()
+    if running:
+        running(table, True)
+    try:
+        table.run_agents()
+        table.wait(REPLAY_SECONDS)
+        if table.busy():
+            table.close()
+            table.wait(5)
+            raise Refused(
+                f"the game could not be played again within {REPLAY_SECONDS} s: "
+                "its agents think too long for the page",
+                422,
+            )
+    finally:
+        if running:
+            running(table, False)
     if table.error:
         raise Refused(f"the game could not be played again: {table.error}", 422)
     record = table.env.game.record()
@@ -132,7 +268,7 @@ def replay_harness_game(
             f"played again, the scores are {table.env.game.scores}, not the saved {saved}: "
             "an agent did not repeat its moves (a time-budgeted search need not)"
         )
-    return record, warning
+    return record, warning, names
 
 
 def _base_spec(name: str) -> str:
@@ -149,4 +285,5 @@ def reason_of(err: Exception) -> str:
     """What a loading error says to a person (a KeyError names the missing field)."""
     if isinstance(err, KeyError):
         return f"missing field {err}"
-    return str(err)
+    text = str(err)
+    return text if len(text) <= 300 else text[:297] + "..."

@@ -4,12 +4,16 @@ A :class:`Table` owns a ``raw_env`` and one agent per non-human seat. People act
 :meth:`Table.act` with the env's own action encoding; the env's mask decides legality and
 its ValueError says why an action is refused. Agent turns run in a worker thread so that a
 slow agent (a search with a large budget) never blocks the web server: the page polls
-:meth:`Table.state` and shows who is thinking and for how long.
+:meth:`Table.state` and shows who is thinking and for how long. :meth:`Table.close` cancels
+the agents, so a dropped game's thread ends at the agent's next check. A game stops at
+``MAX_MOVES`` moves or ``MAX_EXCHANGE_RUN`` exchanges in a row (a blocked table would
+otherwise let exchanges go on for ever), so a game's size is bounded.
 """
 
 from __future__ import annotations
 
 import copy
+import functools
 import json
 import random
 import threading
@@ -18,7 +22,8 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Agent
+from agents.base import Agent, Cancelled
+from agents.evaluate import MAX_TURNS
 from agents.registry import make_agent
 from qwirkle_env import raw_env
 from qwirkle_env.engine.moves import Exchange
@@ -27,6 +32,9 @@ from qwirkle_env.render import board_svg, hand_svg
 
 HUMAN = "human"
 CELL_PX = 36
+MAX_MOVES = MAX_TURNS  # the harness's safety net too
+MAX_EXCHANGE_RUN = 100  # exchanges in a row
+REPLAY_SECONDS = 60  # a harness game played again for a replay must end within this
 
 
 class Refused(Exception):
@@ -38,6 +46,12 @@ class Refused(Exception):
 
 
 def tile_info(t: int) -> dict[str, Any]:
+    """A tile as the page shows it (a fresh dict: callers add to it)."""
+    return dict(_tile_info(int(t)))
+
+
+@functools.cache
+def _tile_info(t: int) -> dict[str, Any]:
     return {"id": t, "name": str(Tile.from_id(t)), "svg": hand_svg([t], cell_px=CELL_PX)}
 
 
@@ -62,6 +76,8 @@ class Table:
     Every public method takes the table's lock, so the web server's threads and the agent
     worker never see a half-applied step.
     """
+
+    SIZE = 2 * 2**20  # bytes a table counts for in the server's store (measured: well under)
 
     def __init__(
         self,
@@ -94,7 +110,8 @@ class Table:
         self.lock = threading.RLock()
         self._worker: threading.Thread | None = None
         self._thinking: dict[str, Any] | None = None
-        self.error: str | None = None  # why an agent failed: the game stops there
+        self.error: str | None = None  # why an agent failed: the game waits for a retry
+        self.closed = False
         self._turn_start: raw_env | None = None  # snapshot for undo, taken at a person's turn
         self._turn_actions: list[int] = []
         self.version = 0  # bumped on every change, so the page redraws only when needed
@@ -102,7 +119,19 @@ class Table:
     # --- what the page may ask ----------------------------------------------------------
     @property
     def over(self) -> bool:
-        return self.env.game.over or any(self.env.truncations.values())
+        return (
+            self.env.game.over or any(self.env.truncations.values()) or self.stopped() is not None
+        )
+
+    def stopped(self) -> str | None:
+        """Why the table stopped a game the rules would let go on (None: it did not)."""
+        history = self.env.game.history
+        if len(history) >= MAX_MOVES:
+            return f"the table's limit of {MAX_MOVES} moves is reached"
+        tail = history[-MAX_EXCHANGE_RUN:]
+        if len(tail) == MAX_EXCHANGE_RUN and all(isinstance(m, Exchange) for _, m, _ in tail):
+            return f"{MAX_EXCHANGE_RUN} exchanges in a row: the table is blocked"
+        return None
 
     @property
     def to_move(self) -> int:
@@ -130,6 +159,13 @@ class Table:
             env, game = self.env, self.env.game
             board, placed = env.board_now()
             targets = self.legal_cells(tile) if tile is not None else []
+            # The tiles' box and one ring: every legal cell lies inside, so choosing a tile
+            # marks cells without moving the grid.
+            cells = [cell for cell, _ in board] or [(0, 0)]
+            r0, c0 = min(r for r, _ in cells) - 1, min(c for _, c in cells) - 1
+            rows = max(r for r, _ in cells) + 2 - r0
+            cols = max(c for _, c in cells) + 2 - c0
+            window = (r0, c0, rows, cols)
             last = []
             if not placed and game.history and not isinstance(game.history[-1][1], Exchange):
                 last = [cell for cell, _ in game.history[-1][1].tiles]
@@ -146,10 +182,12 @@ class Table:
                 "to_move": None if self.over else self.to_move,
                 "over": self.over,
                 "winners": game.winners() if self.over else [],
-                "truncated": next(iter(env.infos.values()), {}).get("truncated"),
+                "truncated": next(iter(env.infos.values()), {}).get("truncated") or self.stopped(),
                 "thinking": self._thinking_now(),
                 "error": self.error,
-                "board": board_svg(board, CELL_PX, highlight=placed or last, targets=targets),
+                "board": board_svg(
+                    board, CELL_PX, highlight=placed or last, window=window, targets=targets
+                ),
                 "tiles_on_table": len(board),
                 "log": [
                     {"seat": seat, "text": move_text(move), "points": points}
@@ -169,7 +207,8 @@ class Table:
                 ]
             if self.over:
                 # As text: a seed is a 63-bit int, more than a JavaScript number holds.
-                out["record"] = json.dumps(game.record())
+                names = [_short_name(s) for s in self.seats]
+                out["record"] = json.dumps({**game.record(), "names": names})
             return out
 
     def _turn_state(self) -> dict[str, Any]:
@@ -207,6 +246,8 @@ class Table:
                 raise Refused("the game is over", 409)
             if self._thinking is not None:
                 raise Refused(f"wait: {self.seats[self.to_move]} is still moving", 409)
+            if self.closed:
+                raise Refused("this game was closed", 409)
             if not self.human_to_move():
                 raise Refused(
                     f"not your turn: player {self.to_move} ({self.seats[self.to_move]}) moves",
@@ -261,6 +302,21 @@ class Table:
         self.version += 1
 
     # --- agents -------------------------------------------------------------------------
+    def close(self) -> None:
+        """Cancels every agent for good: the worker stops at the agent's next check."""
+        self.closed = True
+        for agent in self.agents.values():
+            cancel = getattr(agent, "cancel", None)
+            if cancel is not None:
+                cancel()
+
+    def retry(self, turns: int | None = None) -> bool:
+        """Clears an agent's error and starts the worker again (``run_agents``)."""
+        with self.lock:
+            self.error = None
+            self.version += 1
+            return self.run_agents(turns)
+
     def run_agents(self, turns: int | None = None) -> bool:
         """Starts the worker on the agents' turns (at most ``turns`` of them; None: until a
         person is to move or the game ends). False if it was already running or no agent
@@ -268,7 +324,7 @@ class Table:
         with self.lock:
             if self._worker is not None and self._worker.is_alive():
                 return False
-            if self.over or self.seats[self.to_move] == HUMAN:
+            if self.closed or self.error or self.over or self.seats[self.to_move] == HUMAN:
                 return False
             self._worker = threading.Thread(target=self._agent_turns, args=(turns,), daemon=True)
             self._thinking = {"seat": self.to_move, "since": time.monotonic()}
@@ -288,7 +344,7 @@ class Table:
         try:
             while turns is None or done < turns:
                 with self.lock:
-                    if self.over or self.seats[self.to_move] == HUMAN:
+                    if self.closed or self.over or self.seats[self.to_move] == HUMAN:
                         break
                     seat = self.to_move
                     self._thinking = {"seat": seat, "since": time.monotonic()}
@@ -303,8 +359,10 @@ class Table:
                         self.env.step(actions[-1])
                     self.version += 1
                 done += 1
-        except Exception as err:  # shown on the page; the game stays as it was
-            self.error = f"agent error: {type(err).__name__}: {err}"
+        except Cancelled:
+            self.error = "the game was closed"
+        except Exception as err:  # shown on the page, with a retry; the game waits
+            self.error = f"agent error: {type(err).__name__}: {err}"[:500]
         finally:
             with self.lock:
                 self._thinking = None

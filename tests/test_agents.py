@@ -163,8 +163,8 @@ def test_make_agent_specs() -> None:
     [
         ("nosuch", "unknown agent 'nosuch'"),
         ("greedy:fast", "not key=value"),
-        ("heuristic:wobble=1", "bad option"),
-        ("search:budget=0", "budget > 0"),
+        ("heuristic:wobble=1", "unknown option .wobble."),
+        ("search:budget=0", r"budget must be a number in \(0, 10\]"),
         ("", "non-empty string"),
         ("ckpt:/nonexistent/none.pt", "does not exist"),
     ],

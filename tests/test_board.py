@@ -10,6 +10,9 @@ import pytest
 
 from qwirkle_env import Board, Color, IllegalMove, Shape, Tile
 
+# Every placement list in these rule tests is checked against the Python generator too.
+pytestmark = pytest.mark.usefixtures("generators_agree")
+
 
 def t(name: str) -> Tile:
     return Tile.parse(name)

@@ -13,6 +13,9 @@ import pytest
 from qwirkle_env import Board, Exchange, Game, IllegalMove, Placement, Tile
 from qwirkle_env.engine.hand import largest_group
 
+# Every placement list in these rule tests is checked against the Python generator too.
+pytestmark = pytest.mark.usefixtures("generators_agree")
+
 
 def t(name: str) -> Tile:
     return Tile.parse(name)

@@ -20,6 +20,9 @@ from hypothesis import strategies as st
 from qwirkle_env import Board, Game, IllegalMove, Tile
 from qwirkle_env.engine.lines import mask_of
 
+# Every placement list in these rule tests is checked against the Python generator too.
+pytestmark = pytest.mark.usefixtures("generators_agree")
+
 SETTINGS = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 

@@ -56,3 +56,24 @@ def test_impossible_combinations_fail_with_what_is_wrong(argv, message, capsys):
     err = capsys.readouterr().err
     assert "usage:" in err
     assert re.search(message, err), err
+
+
+def test_each_run_type_has_its_own_default_out():
+    assert cli.parse_args(["--smoke"]).out == "runs/rllib_selfplay_smoke"
+    assert cli.parse_args([]).out == "runs/rllib_selfplay_local"
+    assert cli.parse_args(["--address=auto"]).out == "runs/rllib_selfplay_cluster"
+    assert cli.parse_args(["--smoke", "--out=elsewhere"]).out == "elsewhere"
+
+
+def test_more_env_runners_than_cpus_is_refused_with_both_numbers():
+    args = cli.parse_args(["--env-runners=16"])
+    (problem,) = cli.resource_problems(args, cpus=2, gpus=0)
+    assert "needs 16 CPUs (16 env runners, 1 CPU each) but the cluster has 2" in problem
+    assert cli.resource_problems(cli.parse_args(["--env-runners=2"]), cpus=2, gpus=0) == []
+    learners = cli.parse_args(["--env-runners=2", "--num-learners=2", "--batch=1000"])
+    (problem,) = cli.resource_problems(learners, cpus=3, gpus=0)
+    assert "needs 4 CPUs (2 env runners + 2 learners" in problem and "has 3" in problem
+    on_gpus = cli.parse_args(["--num-learners=2", "--gpus-per-learner=1", "--batch=1000"])
+    assert cli.resource_problems(on_gpus, cpus=2, gpus=2) == []  # GPU learners take no CPU
+    (problem,) = cli.resource_problems(on_gpus, cpus=2, gpus=1)
+    assert "needs 2 GPUs but the cluster has 1" in problem

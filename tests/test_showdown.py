@@ -26,7 +26,7 @@ from showdown.tables import HUMAN, Table  # noqa: E402
 
 @pytest.fixture(scope="module")
 def client():
-    with TestClient(create_app()) as c:
+    with TestClient(create_app(), base_url="http://127.0.0.1:8000") as c:
         yield c
 
 
@@ -114,20 +114,20 @@ def test_out_of_turn_unknown_ids_and_bad_games(client):
     _error(client.post("/api/games/nope/act", json={"action": "end"}), 404, "unknown game")
     r = client.post("/api/games", json={"agents": ["grandmaster"]})
     _error(r, 400, "unknown agent 'grandmaster'", "known agents")
-    _error(client.post("/api/games", json={"agents": ["greedy:speed=9"]}), 400, "bad option")
+    _error(client.post("/api/games", json={"agents": ["greedy:speed=9"]}), 400, "unknown option")
     r = client.post("/api/games", json={"agents": ["ckpt:/etc/passwd"]})
     _error(r, 400, "unknown checkpoint")
     _error(client.post("/api/games", json={"agents": []}), 400, "1 to 3")
     _error(client.post("/api/games", json={"agents": ["greedy"], "seed": "x"}), 400, "'seed'")
     _error(client.post("/api/games", json={"agents": ["greedy"], "mode": "x"}), 400, "'mode'")
     play = _new(client)
-    _error(client.post(f"/api/games/{play['id']}/advance"), 409, "by themselves")
+    _error(client.post(f"/api/games/{play['id']}/advance", json={}), 409, "by themselves")
     _error(client.get(f"/api/games/{play['id']}", params={"tile": "x"}), 400, "'tile'")
 
 
 def test_watch_steps_one_agent_turn_at_a_time(client):
     key = _new(client, agents=["greedy", "random"], mode="watch", seed=4)["id"]
-    state = client.post(f"/api/games/{key}/advance").json()
+    state = client.post(f"/api/games/{key}/advance", json={}).json()
     for _ in range(200):
         state = client.get(f"/api/games/{key}").json()
         if not state["thinking"]:

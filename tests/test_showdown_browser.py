@@ -84,12 +84,28 @@ def page(browser, server):
 
 
 def _phase(page, *phases: str, timeout: float = 120_000) -> str:
-    wanted = json.dumps(list(phases))
     try:
-        page.wait_for_function(f"{wanted}.includes(document.body.dataset.phase)", timeout=timeout)
+        # A function, not an expression: the page's CSP forbids evaluating strings.
+        page.wait_for_function(
+            "(ps) => ps.includes(document.body.dataset.phase)", arg=list(phases), timeout=timeout
+        )
     except Exception:
         seen = page.evaluate("[document.body.dataset.phase, document.body.innerText]")
-        raise AssertionError(f"waited for {phases}, the page shows {seen}") from None
+        probe = page.evaluate(
+            """async () => {
+                const id = sessionStorage.getItem("showdown.play");
+                const ctl = new AbortController();
+                setTimeout(() => ctl.abort(), 3000);
+                try {
+                    const r = await fetch(`/api/games/${id}`, {signal: ctl.signal});
+                    const s = await r.json();
+                    return [r.status, s.human_turn, s.thinking, s.version];
+                } catch (e) { return String(e); }
+            }"""
+        )
+        raise AssertionError(
+            f"waited for {phases}; server: {probe}; the page shows {seen}"
+        ) from None
     return page.evaluate("document.body.dataset.phase")
 
 
@@ -101,7 +117,7 @@ def _click_and_wait(page, selector: str) -> None:
     """Clicks, then waits until the page has drawn the server's answer."""
     before = page.evaluate("window.showdownDraws")
     page.click(selector)
-    page.wait_for_function(f"window.showdownDraws > {before}")
+    page.wait_for_function("(n) => window.showdownDraws > n", arg=before)
 
 
 def play_by_clicking(page, seed: int) -> None:
@@ -167,6 +183,7 @@ def test_an_illegal_request_shows_the_reason_and_changes_nothing(page, server):
     answer = page.evaluate(
         """async (id) => {
             const r = await fetch(`/api/games/${id}/act`, {method: "POST",
+                headers: {"Content-Type": "application/json"},
                 body: JSON.stringify({action: "end"})});
             return [r.status, (await r.json()).error];
         }""",
@@ -217,3 +234,158 @@ def test_replay_a_saved_record_to_its_end(page, tmp_path):
     expected[seat] -= points
     assert _scores(page) == expected
     assert page.locator("#hands .seat").count() == 2
+
+
+PAYLOAD = '<img src=x onerror="window.pwned=1"><script>window.pwned=2</script>'
+
+
+@pytest.fixture
+def watched(browser, server):
+    """A page that records script that ran (window.pwned) and CSP violations."""
+    context = browser.new_context(viewport={"width": 1366, "height": 768})
+    pg = context.new_page()
+    pg.add_init_script(
+        "window.violations = [];"
+        "document.addEventListener('securitypolicyviolation',"
+        " (e) => window.violations.push(e.violatedDirective));"
+    )
+    errors: list[str] = []
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    response = pg.goto(server)
+    assert "script-src 'self'" in response.headers["content-security-policy"]
+    yield pg
+    context.close()
+    assert not errors, errors
+
+
+def _nothing_ran(page) -> None:
+    found = page.evaluate(
+        "[window.pwned, window.violations, document.querySelectorAll("
+        "'img, #side script, #side b, #replay-choose *:not(option)').length]"
+    )
+    assert found == [None, [], 0], found
+
+
+def test_script_payloads_in_a_spec_a_record_and_a_results_file_never_run(watched, tmp_path):
+    from agents.evaluate import run_tournament
+    from showdown.tables import Table
+
+    page = watched
+    # An opponent spec carrying script: refused, its text shown as text.
+    page.fill(".setup.active .spec >> nth=0", f"search:k={PAYLOAD}")
+    page.click("#play-new")
+    page.wait_for_selector("#message.error")
+    assert "<img src=x" in page.inner_text("#message")
+    _nothing_ran(page)
+    # A record whose seat names carry script.
+    table = Table(["greedy", "random"], seed=4)
+    table.run_agents()
+    table.wait(60)
+    record = {**table.env.game.record(), "names": [PAYLOAD, "<b>bold</b>"]}
+    path = tmp_path / "record.json"
+    path.write_text(json.dumps(record))
+    page.click('.tab[data-view="replay"]')
+    page.set_input_files("#replay-file", str(path))
+    _phase(page, "replay")
+    _click_and_wait(page, "#replay-last")
+    assert PAYLOAD in page.inner_text("#scores") and "<b>bold</b>" in page.inner_text("#log")
+    _nothing_ran(page)
+    # A harness results file whose names carry script ("spec#note" replays as spec).
+    run_tournament(["greedy", "random"], 1, processes=1, out_dir=tmp_path, progress=False)
+    results = json.loads((tmp_path / "results.json").read_text())
+    results["names"] = [f"greedy#{PAYLOAD}", "random#<b>x</b>"]
+    path = tmp_path / "results-names.json"  # a new name: choosing the same file fires nothing
+    path.write_text(json.dumps(results))
+    page.set_input_files("#replay-file", str(path))
+    page.wait_for_selector("#replay-choose:not([hidden])")
+    labels = page.locator("#replay-choose option").all_inner_texts()
+    assert any(PAYLOAD in label for label in labels), labels
+    page.select_option("#replay-choose", "0")
+    _phase(page, "replay")
+    assert f"greedy#{PAYLOAD}" in page.inner_text("#scores")
+    _nothing_ran(page)
+    # A deal field carrying script: refused, the reason shown as text.
+    results["games"][0]["deal"] = PAYLOAD
+    path = tmp_path / "results-deal.json"
+    path.write_text(json.dumps(results))
+    page.set_input_files("#replay-file", str(path))
+    page.wait_for_selector("#message.error")
+    assert "deal" in page.inner_text("#message")
+    _nothing_ran(page)
+
+
+def test_picking_a_tile_keeps_the_grid_still_and_counts_clear_with_the_view(page):
+    page.fill("#play-seed", "5")
+    page.click("#play-new")
+    _phase(page, "human")
+    for _ in range(4):  # a few turns in, so the table is not the opening's single cell
+        while page.locator("#hand .tile.placeable").count():
+            _click_and_wait(page, "#hand .tile.placeable >> nth=0")
+            _click_and_wait(page, "#board .target >> nth=0")
+        _click_and_wait(page, "#end")
+        _phase(page, "human")
+    box = "document.querySelector('#board svg').getAttribute('viewBox')"
+    before = page.evaluate(box)
+    _click_and_wait(page, "#hand .tile.placeable >> nth=0")
+    assert page.locator("#board .target").count() > 0
+    assert page.evaluate(box) == before  # the same cells, drawn at the same place
+    assert "tiles on the table" in page.inner_text("#tile-count")
+    page.click('.tab[data-view="replay"]')
+    assert page.inner_text("#tile-count") == "" and page.inner_html("#board") == ""
+
+
+def test_a_replay_shows_the_agents_names_and_the_move_log(page):
+    page.click('.tab[data-view="watch"]')
+    page.fill("#watch-seed", "6")
+    page.fill("#watch-speed", "0")
+    page.click("#watch-new")
+    _phase(page, "over")
+    moves = page.locator("#log li").count()
+    page.click("#replay-this")
+    _phase(page, "replay")
+    assert "P0 greedy" in page.inner_text("#scores") and "P1 heuristic" in page.inner_text(
+        "#scores"
+    )
+    assert page.locator("#log li").count() == 0
+    for k in range(1, 4):
+        _click_and_wait(page, "#replay-next")
+        assert page.locator("#log li").count() == k
+    assert page.inner_text("#log li >> nth=0").startswith(("P0 greedy", "P1 heuristic"))
+    _click_and_wait(page, "#replay-last")
+    assert page.locator("#log li").count() == moves
+
+
+class _FailsOnce:
+    """Greedy that fails its first move: an agent error in the middle of a game."""
+
+    OPTIONS: dict = {}
+    failed = False
+
+    def __init__(self) -> None:
+        self.inner = make_agent("greedy")
+
+    def reset(self, seat, num_players, seed=None):
+        self.inner.reset(seat, num_players, seed)
+
+    def act(self, view):
+        if not _FailsOnce.failed:
+            _FailsOnce.failed = True
+            raise RuntimeError("lost its <b>nerve</b>")
+        return self.inner.act(view)
+
+
+def test_an_agent_error_shows_and_a_retry_goes_on(page, monkeypatch):
+    from agents.registry import AGENTS
+
+    monkeypatch.setitem(AGENTS, "fails-once", _FailsOnce)
+    page.click('.tab[data-view="watch"]')
+    page.fill(".setup.active .spec >> nth=0", "fails-once")
+    page.fill("#watch-seed", "6")
+    page.click("#watch-new")
+    assert _phase(page, "stuck") == "stuck"
+    assert "lost its <b>nerve</b>" in page.inner_text("#message")
+    assert "failed" in page.inner_text("#status") and page.is_visible("#retry")
+    page.fill("#watch-speed", "0")
+    page.click("#retry")
+    _phase(page, "over")
+    assert not page.is_visible("#retry")

@@ -1,6 +1,7 @@
 """The rules of Qwirkle and nothing else (docs/RULES.md): tiles, lines, board (with its
 frontier and the placements grown from it), bag, hand, moves, game (and its saved form) and
-turn. Imports only ``qwirkle_env.spec``: no gymnasium, PettingZoo or torch."""
+turn. Imports ``qwirkle_env.spec``, and ``qwirkle_env.jit`` for the compiled twin of the
+move generator (``movegen.py``): no gymnasium, PettingZoo or torch."""
 
 from .board import Board, IllegalMove
 from .game import Game

@@ -5,7 +5,8 @@ empty cell touching a tile (the *frontier*), the runs of tiles next to it in the
 directions. That is all any rule needs: a tile fits a cell iff it is compatible with the
 runs on each side, and a placement grows a run cell by cell. ``play`` updates only the
 frontier cells at the ends of the runs it changed, so move generation never rescans the
-table.
+table. The board also keeps the table as a flat grid of cell codes, the frontier's order
+included, which the compiled move generator (``movegen.py``) reads.
 
 Two faces: the rules API on ``Tile`` objects (``score``, ``play``, ``legal_placements``,
 ``fits``) and, for the env, the game and agents in their hot loops, the same rules on tile
@@ -17,6 +18,8 @@ ids (0..35) and id masks: ``placements_with_points``, ``score_ids``, ``score_leg
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
+
+import numpy as np
 
 from .frontier import (
     C_D,
@@ -37,7 +40,7 @@ from .frontier import (
     T_U,
 )
 from .lines import ALL, COMPAT, ids_of, line_fault, line_points, mask_of
-from .placements import grown_placements, opening_placements
+from .placements import WIDTH, grown_placements, opening_placements, rows_of, rows_to_placements
 from .tiles import COPIES, NUM_TYPES, Tile
 
 Cell = tuple[int, int]
@@ -53,7 +56,8 @@ class IllegalMove(ValueError):
 class Board:
     """Tiles on the table, with legality and scoring of placements."""
 
-    __slots__ = ("_cells", "_front", "_fits", "_box", "_counts", "_full")
+    __slots__ = ("_cells", "_front", "_fits", "_box", "_counts", "_full", "_grid", "_g", "_r0",
+                 "_c0", "_seq")  # fmt: skip
 
     def __init__(self, tiles: Mapping[Cell, Tile] | None = None) -> None:
         self._cells: dict[Cell, int] = {}
@@ -62,6 +66,12 @@ class Board:
         self._box: tuple[int, int, int, int] | None = None  # bounds(), kept up to date
         self._counts = [0] * NUM_TYPES  # copies of each tile type on the table
         self._full = 0  # mask of the types whose copies are all on the table
+        # The table as movegen.py's grid of cell codes, g cells square, grid cell (i, j)
+        # holding table cell (r0 + i, c0 + j); None while empty, and for crafted tables too
+        # wide or too far out for it (placements.py then grows their moves).
+        self._grid = None
+        self._g = self._r0 = self._c0 = 0
+        self._seq = 0  # cells that have joined the frontier so far (their grid codes' order)
         if tiles:
             for cell, tile in tiles.items():
                 self._cells[_as_cell(cell)] = as_tile(tile).id
@@ -70,6 +80,7 @@ class Board:
                 if self._counts[t] >= COPIES:
                     self._full |= 1 << t
             self._check_all_lines()
+            self._grid_cover(list(self._cells))
             self._refresh({n for cell in self._cells for n in _neighbours(cell)})
 
     # --- reading -------------------------------------------------------------------
@@ -103,6 +114,8 @@ class Board:
         new._box = self._box
         new._counts = list(self._counts)
         new._full = self._full
+        new._grid = None if self._grid is None else self._grid.copy()
+        new._g, new._r0, new._c0, new._seq = self._g, self._r0, self._c0, self._seq
         return new
 
     def bounds(self) -> tuple[int, int, int, int] | None:
@@ -319,7 +332,12 @@ class Board:
         fits = self._fits
         counts = self._counts
         box = self.bounds()
+        if self._grid is not None or not cells:
+            self._grid_cover([cell for cell, _ in items])
+        grid = self._grid
         for cell, t in items:
+            if grid is not None:
+                grid[(cell[0] - self._r0) * self._g + cell[1] - self._c0] = 1 + t
             cells[cell] = t
             front.pop(cell, None)
             fits.pop(cell, None)
@@ -349,6 +367,7 @@ class Board:
         get = cells.get
         front = self._front
         fits = self._fits
+        grid = self._grid
         for cell in empties:
             if cell in cells:
                 continue
@@ -399,6 +418,9 @@ class Board:
                 continue
             fit_h = cl & cr if not tl & ~cr else 0
             fit_v = cu & cd if not tu & ~cd else 0
+            if grid is not None and cell not in front:  # joins the frontier: its rank
+                grid[(r - self._r0) * self._g + c - self._c0] = -1 - self._seq
+                self._seq += 1
             front[cell] = (
                 fit_h, fit_v, nl + nr + 1, nu + nd + 1,
                 nl, tl, cl, nr, tr, cr, nu, tu, cu, nd, td, cd,
@@ -426,11 +448,103 @@ class Board:
 
     def placements_with_points(self, hand: int) -> list[tuple[tuple[tuple[Cell, int], ...], int]]:
         """Every legal placement of a sub-multiset of the hand mask's types, each once, as
-        ``(((cell, tile_id), ...), points)``: ``legal_placements`` on ids, with points
-        (grown from the frontier by ``placements.py``)."""
+        ``(((cell, tile_id), ...), points)``: ``legal_placements`` on ids, with points.
+
+        The order is fixed by the table's history: anchor by anchor (the frontier cells in
+        the order they joined it), each anchor's tiles by id, each placement followed by
+        those grown from it (along the row, then the column; forwards, then backwards).
+        Equal tables reached by equal moves list equal placements in equal order (a table
+        built from a dict of tiles, as a loaded game's, in its own order). Grown by
+        the compiled ``movegen.py`` when numba is there, else by ``placements.py``: the same
+        list either way."""
         if not self._cells:
             return opening_placements(hand)
-        return grown_placements(self._front, hand)
+        if self._grid is None or not _movegen_ready():
+            return grown_placements(self._front, hand)
+        return rows_to_placements(self.placement_rows(hand).tolist())
+
+    def placement_rows(self, hand: int) -> np.ndarray:
+        """``placements_with_points`` as an int64 array, one row per placement, in the same
+        order: ``[tiles, points, row, col, tile, row, col, tile, ...]`` (``WIDTH`` columns,
+        unused ones zero). What the compiled generator writes, before any Python tuple is
+        built: for callers that score or filter moves in bulk."""
+        if not self._cells:
+            return rows_of(opening_placements(hand))
+        if self._grid is None or not _movegen_ready():
+            return rows_of(grown_placements(self._front, hand))
+        box = self.bounds()
+        r0, c0 = self._r0, self._c0
+        local = (box[0] - r0, box[1] - r0, box[2] - c0, box[3] - c0)
+        grid = self._grid
+        out = np.empty((256, WIDTH), np.int64)
+        count = _movegen.board_placements(grid, self._g, local, hand, r0, c0, out)
+        if count > len(out):
+            out = np.empty((count, WIDTH), np.int64)
+            _movegen.board_placements(grid, self._g, local, hand, r0, c0, out)
+        return out[:count]
+
+    def _grid_cover(self, new_cells: list[Cell]) -> None:
+        """Makes the grid hold these cells at least GRID_MARGIN cells inside its edge:
+        creates it, or doubles it about its middle; drops it past GRID_MAX."""
+        g, r0, c0 = self._g, self._r0, self._c0
+        grid = self._grid
+        if grid is None:
+            box = _box_of([*self._cells, *new_cells])
+            g = GRID_START
+            r0 = (box[0] + box[1]) // 2 - g // 2
+            c0 = (box[2] + box[3]) // 2 - g // 2
+        lo, hi = GRID_MARGIN, g - GRID_MARGIN
+        if grid is not None and all(lo <= r - r0 < hi and lo <= c - c0 < hi for r, c in new_cells):
+            return
+        box = _box_of([*self._cells, *new_cells])
+        while not (
+            lo <= box[0] - r0 and box[1] - r0 < hi and lo <= box[2] - c0 and box[3] - c0 < hi
+        ):
+            grown = 2 * g
+            r0 -= (grown - g) // 2
+            c0 -= (grown - g) // 2
+            g = grown
+            lo, hi = GRID_MARGIN, g - GRID_MARGIN
+        if g > GRID_MAX or max(abs(r0), abs(c0)) > GRID_FAR:
+            self._grid = None
+            return
+        new = np.zeros(g * g, np.int16)
+        if grid is not None:  # the old square, moved to its place in the new one
+            old = grid.reshape(self._g, self._g)
+            dr, dc = self._r0 - r0, self._c0 - c0
+            new.reshape(g, g)[dr : dr + self._g, dc : dc + self._g] = old
+        else:
+            for (r, c), t in self._cells.items():
+                new[(r - r0) * g + c - c0] = 1 + t
+            seq = 0
+            for r, c in self._front:
+                new[(r - r0) * g + c - c0] = -1 - seq
+                seq += 1
+            self._seq = seq
+        self._grid, self._g, self._r0, self._c0 = new, g, r0, c0
+
+
+GRID_START = 48  # the grid's first side; it doubles when the table nears its edge
+GRID_MARGIN = 8  # cells kept free past the table: a placement's reach plus a walk past it
+GRID_MAX = 256  # wider than any table play can build (at most 108 tiles across)
+GRID_FAR = 1 << 40  # cells beyond this stay with placements.py (int64 in the kernel)
+
+_movegen = None  # movegen.py, imported on the first placement list (it loads numba)
+
+
+def _movegen_ready() -> bool:
+    global _movegen
+    if _movegen is None:
+        from . import movegen
+
+        _movegen = movegen
+    return _movegen.COMPILED
+
+
+def _box_of(cells: list[Cell]) -> tuple[int, int, int, int]:
+    rows = [r for r, _ in cells]
+    cols = [c for _, c in cells]
+    return min(rows), max(rows), min(cols), max(cols)
 
 
 def _neighbours(cell: Cell) -> list[Cell]:
@@ -480,6 +594,6 @@ def _normalise(placement: Iterable[tuple[Cell, Tile]]) -> list[tuple[Cell, int]]
 
 __all__ = [  # the frontier fields too, where agents and the turn have always read them
     "C_D", "C_L", "C_R", "C_U", "FIT_H", "FIT_V", "LEN_H", "LEN_V", "N_D", "N_L", "N_R",
-    "N_U", "T_D", "T_L", "T_R", "T_U", "Board", "Cell", "IllegalMove", "Placement",
+    "N_U", "T_D", "T_L", "T_R", "T_U", "WIDTH", "Board", "Cell", "IllegalMove", "Placement",
     "as_tile", "checked_pairs",
 ]  # fmt: skip

@@ -11,12 +11,15 @@ from __future__ import annotations
 import random
 from typing import Any
 
+import numpy as np
+
 from ..spec import END_BONUS, check_num_players
 from .bag import Bag
 from .board import Board, Cell, IllegalMove
 from .hand import HAND_SIZE, distinct_exchanges, largest_group, remove_tiles
 from .lines import ALL, mask_of
 from .moves import Exchange, Move, Placement, move_from_json
+from .placements import WIDTH
 from .save import FORMAT, FORMAT_VERSION, expect_format, load_game
 from .tiles import Tile
 
@@ -145,6 +148,17 @@ class Game:
         if self.strict_opening and self.opening_size is not None:
             found = [p for p in found if len(p[0]) == self.opening_size]
         return found
+
+    def placement_rows(self) -> np.ndarray:
+        """``placements_with_points`` as ``Board.placement_rows``' int64 array, same order:
+        for agents that pick by points in bulk (``placements.row_items`` turns the chosen
+        row back into ``apply_placement``'s items)."""
+        if self.over:
+            return np.zeros((0, WIDTH), np.int64)
+        rows = self.board.placement_rows(mask_of(self.hands[self.current]))
+        if self.strict_opening and self.opening_size is not None:
+            rows = rows[rows[:, 0] == self.opening_size]
+        return rows
 
     def apply(self, move: Move) -> int:
         """Plays the current player's move and returns its points (end bonus included)."""

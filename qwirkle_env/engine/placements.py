@@ -10,11 +10,17 @@ from __future__ import annotations
 
 from itertools import permutations
 
+import numpy as np
+
 from ..spec import MAX_LINE
 from .frontier import C_D, C_L, C_R, C_U, FIT_H, FIT_V, LEN_H, LEN_V, N_D, N_L, N_R, N_U, T_D, T_R
 from .lines import COMPAT, ids_of, line_points
 
 Cell = tuple[int, int]
+
+# A placement as one row of numbers (``Board.placement_rows``, what movegen.py writes):
+# [tiles, points, row, col, tile, row, col, tile, ...], zero past the last tile.
+WIDTH = 2 + 3 * MAX_LINE
 
 
 def grown_placements(front: dict, hand: int) -> list[tuple[tuple[tuple[Cell, int], ...], int]]:
@@ -97,3 +103,42 @@ def opening_placements(hand: int) -> list[tuple[tuple[tuple[Cell, int], ...], in
                 out.append((tuple(((0, i), t) for i, t in enumerate(perm)), pts))
                 out.append((tuple(((i, 0), t) for i, t in enumerate(perm)), pts))
     return out
+
+
+def rows_of(found: list) -> np.ndarray:
+    """``placements_with_points``' tuples as rows (the form movegen.py writes); a
+    ValueError for cells beyond int64, which rows cannot hold."""
+    if any(not -(2**63) <= x < 2**63 for items, _ in found for cell, _ in items for x in cell):
+        raise ValueError(
+            "placement rows hold cells as int64: this table lies beyond +-2**63, so use "
+            "placements_with_points"
+        )
+    out = np.zeros((len(found), WIDTH), np.int64)
+    for k, (items, points) in enumerate(found):
+        out[k, 0] = len(items)
+        out[k, 1] = points
+        for j, ((r, c), t) in enumerate(items):
+            out[k, 2 + 3 * j : 5 + 3 * j] = (r, c, t)
+    return out
+
+
+def rows_to_placements(rows: list) -> list:
+    """Rows (as lists: ``array.tolist()``) -> ``[(((row, col), tile_id), ...), points)]``."""
+    found = []
+    add = found.append
+    for row in rows:
+        k = row[0]
+        if k == 1:
+            add(((((row[2], row[3]), row[4]),), row[1]))
+        elif k == 2:
+            add(((((row[2], row[3]), row[4]), ((row[5], row[6]), row[7])), row[1]))
+        else:
+            items = tuple(((row[i], row[i + 1]), row[i + 2]) for i in range(2, 2 + 3 * k, 3))
+            add((items, row[1]))
+    return found
+
+
+def row_items(row) -> list[tuple[Cell, int]]:
+    """One placement row as ``[((row, col), tile_id), ...]``, ``apply_placement``'s form."""
+    values = row.tolist() if hasattr(row, "tolist") else list(row)
+    return [((values[i], values[i + 1]), values[i + 2]) for i in range(2, 2 + 3 * values[0], 3)]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..jit import kernel
 from ..spec import (
     BAG,
     COPIES,
@@ -31,7 +32,6 @@ from ..spec import (
     UNSEEN,
     win_share,
 )
-from .jit import kernel
 from .mt19937 import randbelow, randrange63, seed_from_int63, seed_state, shuffle
 from .rules import (
     END_MASK,
@@ -75,7 +75,7 @@ def _sort(a, n):
 
 
 @kernel
-def _remove(a, n, t) -> int:
+def remove_tile(a, n, t) -> int:
     """Removes the first t from a[:n] keeping order; returns the new length."""
     for j in range(n):
         if a[j] == t:
@@ -98,12 +98,14 @@ def _largest_group(distinct) -> int:
     """Size of the hand's largest colour or shape group, identical tiles once."""
     best = 0
     for k in range(6):
-        best = max(best, _bits(distinct & (0b111111 << (6 * k))), _bits(distinct & (SHAPE << k)))
+        best = max(
+            best, bit_count(distinct & (0b111111 << (6 * k))), bit_count(distinct & (SHAPE << k))
+        )
     return best
 
 
 @kernel
-def _bits(m) -> int:
+def bit_count(m) -> int:
     n = 0
     while m:
         m &= m - 1
@@ -151,7 +153,7 @@ def new_game(s, i):
         if size == best:
             tied |= 1 << seat
     s.bag_n[i] = NUM_TILES - HAND_SIZE * players
-    pick = 0 if _bits(tied) == 1 else randbelow(s.rng, s.rng_pos, i, _bits(tied))
+    pick = 0 if bit_count(tied) == 1 else randbelow(s.rng, s.rng_pos, i, bit_count(tied))
     for seat in range(players):
         if tied >> seat & 1:
             if pick == 0:
@@ -164,7 +166,7 @@ def new_game(s, i):
         distinct = _distinct(s.hands[i, s.current[i]], 6)
         for k in range(6):
             for m in (distinct & (0b111111 << (6 * k)), distinct & (SHAPE << k)):
-                if _bits(m) == best:
+                if bit_count(m) == best:
                     s.groups[i, s.n_groups[i]] = m
                     s.n_groups[i] += 1
     for seat in range(MAX_PLAYERS):
@@ -285,7 +287,9 @@ def _refill(s, i, seat):
 
 
 @kernel
-def _end_turn(s, i):
+def end_turn(s, i):
+    """Commits the turn built in slot i (tiles placed, or the exchange set), as
+    Game.apply_placement / apply_exchange, and starts the next one (or finishes the game)."""
     seat = s.current[i]
     if s.n_exch[i]:
         k = s.n_exch[i]
@@ -356,7 +360,7 @@ def apply_action(s, i, a):
         s.placed[i, k] = p
         s.placed_t[i, k] = t
         s.n_placed[i] = k + 1
-        s.n_left[i] = _remove(s.left[i], s.n_left[i], t)
+        s.n_left[i] = remove_tile(s.left[i], s.n_left[i], t)
         s.counts[i, t] += 1
         s.tiles[i] += 1
         if s.cfg[C_REWARD] != REWARD_WIN:
@@ -368,10 +372,10 @@ def apply_action(s, i, a):
         t = a - 36 * cells
         s.exch[i, s.n_exch[i]] = t
         s.n_exch[i] += 1
-        s.n_left[i] = _remove(s.left[i], s.n_left[i], t)
+        s.n_left[i] = remove_tile(s.left[i], s.n_left[i], t)
         set_mask(s, i)
     else:
-        _end_turn(s, i)
+        end_turn(s, i)
 
 
 @kernel
@@ -502,9 +506,9 @@ def sample_actions(s, u, out, lo, hi):
     w = s.cfg[C_WINDOW]
     cells = w * w
     for i in range(lo, hi):
-        total = _bits(s.mask[i, cells])
+        total = bit_count(s.mask[i, cells])
         for j in range(s.n_mask_cells[i]):
-            total += _bits(s.mask[i, s.mask_cells[i, j]])
+            total += bit_count(s.mask[i, s.mask_cells[i, j]])
         if total == 0:
             out[i] = -1
             continue
@@ -512,7 +516,7 @@ def sample_actions(s, u, out, lo, hi):
         for j in range(s.n_mask_cells[i]):
             cell = s.mask_cells[i, j]
             m = s.mask[i, cell]
-            b = _bits(m)
+            b = bit_count(m)
             if k < b:
                 for t in range(36):
                     if m >> t & 1:

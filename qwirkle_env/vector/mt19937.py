@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .jit import kernel
+from ..jit import kernel
 
 N_WORDS = 624
 _M = 397

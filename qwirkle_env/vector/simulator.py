@@ -39,6 +39,7 @@ from ..engine.board import Board
 from ..engine.game import Game
 from ..engine.lines import mask_of
 from ..engine.tiles import Tile
+from ..jit import COMPILED, warn_if_slow
 from ..observation import observation_high
 from ..spec import (
     DEFAULT_WINDOW,
@@ -47,7 +48,6 @@ from ..spec import (
 )
 from . import core
 from .compact import dense_mask, dense_observation
-from .jit import COMPILED, warn_if_slow
 from .load import load_game
 from .mt19937 import seed_key
 from .state import GRID, TABLE, allocate

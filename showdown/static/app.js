@@ -1,5 +1,8 @@
 // Showdown page: draws what the server says. Legality, scores and moves all come from the
 // server (the AEC env); the page only highlights the cells it is given.
+// Every string from a request, a record or a results file goes in as text: through esc()
+// where HTML is built, textContent or new Option() elsewhere. Only the SVG the server draws
+// from tile numbers is inserted as HTML.
 "use strict";
 
 const $ = (sel) => document.querySelector(sel);
@@ -31,6 +34,11 @@ async function api(method, url, body) {
   }
   if (!response.ok) throw new Error(data.error || `${response.status} ${response.statusText}`);
   return data;
+}
+
+function esc(text) {
+  const map = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
+  return String(text).replace(/[&<>"']/g, (c) => map[c]);
 }
 
 function message(text, isError) {
@@ -91,13 +99,17 @@ function zoomBy(factor) {
 }
 
 // --- scores, hands, log ----------------------------------------------------------------
-function seatName(state, seat) {
+function seatText(state, seat) {
   const s = state.seats ? state.seats[seat] : null;
   return s ? `P${seat} ${s.name}` : `P${seat}`;
 }
 
+function seatName(state, seat) {
+  return esc(seatText(state, seat)); // as HTML
+}
+
 function tilesHtml(tiles) {
-  return `<span class="tiles">${tiles.map((t) => `<span title="${t.name}">${t.svg}</span>`).join("")}</span>`;
+  return `<span class="tiles">${tiles.map((t) => `<span title="${esc(t.name)}">${t.svg}</span>`).join("")}</span>`;
 }
 
 function drawScores(state) {
@@ -107,9 +119,9 @@ function drawScores(state) {
     if ((state.winners || []).includes(seat)) classes.push("winner");
     const hand = state.hand_sizes ? `${state.hand_sizes[seat]} in hand` : "";
     return `<tr class="${classes.join(" ")}" data-seat="${seat}"><td>${seatName(state, seat)}</td>` +
-      `<td>${hand}</td><td class="score">${score}</td></tr>`;
+      `<td>${esc(hand)}</td><td class="score">${esc(score)}</td></tr>`;
   });
-  rows.push(`<tr><td>bag</td><td></td><td class="score" id="bag">${state.bag}</td></tr>`);
+  rows.push(`<tr><td>bag</td><td></td><td class="score" id="bag">${esc(state.bag)}</td></tr>`);
   $("#scores").innerHTML = rows.join("");
 }
 
@@ -124,24 +136,25 @@ function drawHands(state) {
 function drawLog(state) {
   const log = $("#log");
   log.innerHTML = (state.log || [])
-    .map((m) => `<li>${seatName(state, m.seat)} ${m.text}<span class="points">${m.points}</span></li>`)
+    .map((m) => `<li>${seatName(state, m.seat)} ${esc(m.text)}<span class="points">${esc(m.points)}</span></li>`)
     .join("");
   log.scrollTop = log.scrollHeight;
 }
 
 function statusText(state) {
   if (state.over) {
-    if (state.truncated) return `Game stopped: ${state.truncated}`;
+    if (state.truncated) return `Game stopped: ${esc(state.truncated)}`;
     const w = state.winners.map((s) => seatName(state, s));
     return w.length === 1 ? `Game over: ${w[0]} wins` : `Game over: shared win for ${w.join(", ")}`;
   }
   if (state.thinking) {
     const seat = state.thinking.seat;
-    return `<span class="spinner"></span>${seatName(state, seat)} is thinking… ${state.thinking.elapsed.toFixed(1)} s`;
+    return `<span class="spinner"></span>${seatName(state, seat)} is thinking… ${Number(state.thinking.elapsed).toFixed(1)} s`;
   }
+  if (state.error) return `Stopped: ${seatName(state, state.to_move)} failed. Retry, or start a new game.`;
   if (state.human_turn) {
     const open = state.turn.opening_size;
-    return "Your turn" + (open ? `: the opening places ${open} tiles of one group` : "");
+    return "Your turn" + (open ? `: the opening places ${esc(open)} tiles of one group` : "");
   }
   return `${seatName(state, state.to_move)} to move`;
 }
@@ -154,11 +167,12 @@ function drawGame(state) {
   drawLog(state);
   $("#status").innerHTML = statusText(state);
   if (state.error) message(state.error, true);
+  $("#stuck").hidden = !state.error || state.over;
   drawTurn(state);
   $("#final").hidden = !state.over || !state.record;
   window.showdownRecord = state.record || null;
   document.body.dataset.phase = state.over ? "over" : state.thinking ? "thinking" :
-    state.human_turn ? "human" : "waiting";
+    state.error ? "stuck" : state.human_turn ? "human" : "waiting";
   window.showdownState = state;
   drawn();
 }
@@ -175,7 +189,7 @@ function drawTurn(state) {
       if (t.placeable) classes.push("placeable");
       if (t.id === ui.selected) classes.push("selected");
       const usable = t.placeable || t.exchangeable;
-      return `<button class="${classes.join(" ")}" data-tile="${t.id}" title="${t.name}"` +
+      return `<button class="${classes.join(" ")}" data-tile="${Number(t.id)}" title="${esc(t.name)}"` +
         `${usable ? "" : " disabled"}>${t.svg}</button>`;
     })
     .join("");
@@ -218,7 +232,7 @@ function afterPlay(state) {
   if (ui.view !== "play") return;
   drawGame(state);
   clearTimeout(ui.pollTimer);
-  if (!state.over && !state.human_turn) ui.pollTimer = setTimeout(pollPlay, 250);
+  if (!state.over && !state.human_turn && !state.error) ui.pollTimer = setTimeout(pollPlay, 250);
 }
 
 async function pollPlay() {
@@ -258,7 +272,7 @@ function drawWatch(state) {
   $("#watch-pause").textContent = ui.watchPaused ? "Play" : "Pause";
   $("#watch-step").disabled = !ui.watchPaused || state.over;
   clearTimeout(ui.watchTimer);
-  if (state.over) return;
+  if (state.over || state.error) return;
   if (state.thinking) {
     ui.watchTimer = setTimeout(() => attempt(refreshWatch), 200);
   } else if (!ui.watchPaused) {
@@ -271,27 +285,37 @@ async function refreshWatch() {
   if (id) drawWatch(await api("GET", `/api/games/${id}`));
 }
 
+async function retryAgent() {
+  const id = store.getItem(`showdown.${ui.view}`);
+  if (!id || (ui.view !== "play" && ui.view !== "watch")) return;
+  message("");
+  const state = await api("POST", `/api/games/${id}/retry`, {});
+  if (ui.view === "play") afterPlay(state);
+  else drawWatch(state);
+}
+
 async function stepWatch() {
   const id = store.getItem("showdown.watch");
   if (id) drawWatch(await api("POST", `/api/games/${id}/advance`));
 }
 
 // --- replay ----------------------------------------------------------------------------
-async function openReplay(content, game) {
+async function openReplay(content, game, names) {
   message("");
   const body = { content };
   if (game !== undefined) body.game = game;
+  if (names) body.names = names;
   const answer = await api("POST", "/api/replays", body);
   if (answer.choose) {
     ui.replayContent = content;
     const select = $("#replay-choose");
-    select.innerHTML = '<option value="">choose a game…</option>' +
-      answer.choose.map((g) => `<option value="${g.index}">${g.label}</option>`).join("");
+    select.replaceChildren(new Option("choose a game…", ""),
+      ...answer.choose.map((g) => new Option(g.label, String(g.index))));
     select.hidden = false;
     message("This is a harness results file: choose one of its games.");
     return;
   }
-  ui.replay = { id: answer.id, count: answer.count, index: 0 };
+  ui.replay = { id: answer.id, count: answer.count, index: 0, names: answer.names, log: answer.log };
   store.setItem("showdown.replay", JSON.stringify(ui.replay));
   $("#replay-slider").max = answer.count - 1;
   if (answer.warning) message(answer.warning, true);
@@ -306,7 +330,8 @@ async function showFrame(k) {
   r.index = k;
   store.setItem("showdown.replay", JSON.stringify(r));
   if (ui.view !== "replay") return;
-  const state = { ...frame, seats: null, winners: [] };
+  const seats = r.names ? r.names.map((name) => ({ name })) : null;
+  const state = { ...frame, seats, winners: [] };
   if (k === r.count - 1 && frame.to_move === null) {
     const best = Math.max(...frame.scores);
     state.winners = frame.scores.map((s, i) => (s === best ? i : -1)).filter((i) => i >= 0);
@@ -314,15 +339,16 @@ async function showFrame(k) {
   drawBoard(frame.board, frame.tiles_on_table);
   drawScores(state);
   $("#hands").innerHTML = frame.hands
-    .map((h, seat) => `<div class="seat">P${seat}: ${tilesHtml(h)}</div>`).join("");
+    .map((h, seat) => `<div class="seat">${seatName(state, seat)}: ${tilesHtml(h)}</div>`).join("");
   const move = frame.move;
   $("#status").textContent = move
-    ? `Move ${k} of ${r.count - 1}: P${move.seat} ${move.text}, ${move.points} points`
+    ? `Move ${k} of ${r.count - 1}: ${seatText(state, move.seat)} ${move.text}, ${move.points} points`
     : `The deal (move 0 of ${r.count - 1})`;
   $("#replay-pos").textContent = `${k} / ${r.count - 1}`;
   $("#replay-slider").value = k;
-  $("#log").innerHTML = "";
+  drawLog({ seats, log: (r.log || []).slice(0, k) });
   $("#turn").hidden = true;
+  $("#stuck").hidden = true;
   $("#final").hidden = true;
   document.body.dataset.phase = k === r.count - 1 ? "replay-end" : "replay";
   drawn();
@@ -334,8 +360,11 @@ function showView(view) {
   store.setItem("showdown.view", view);
   $$(".tab").forEach((b) => b.classList.toggle("active", b.dataset.view === view));
   $$(".setup").forEach((s) => s.classList.toggle("active", s.dataset.view === view));
-  for (const id of ["#board", "#scores", "#hands", "#log", "#status"]) $(id).innerHTML = "";
+  for (const id of ["#board", "#scores", "#hands", "#log", "#status", "#tile-count"]) {
+    $(id).replaceChildren();
+  }
   $("#turn").hidden = true;
+  $("#stuck").hidden = true;
   $("#final").hidden = true;
   message("");
   clearTimeout(ui.pollTimer);
@@ -397,9 +426,10 @@ function wire() {
     const state = ui.state[ui.view];
     if (!state || !state.record) return;
     showView("replay");
-    attempt(() => openReplay(state.record));
+    attempt(() => openReplay(state.record, undefined, state.seats.map((s) => s.name)));
   });
   $("#watch-new").addEventListener("click", () => attempt(newWatch));
+  $("#retry").addEventListener("click", () => attempt(retryAgent));
   $("#watch-pause").addEventListener("click", () => {
     ui.watchPaused = !ui.watchPaused;
     attempt(refreshWatch);
@@ -434,7 +464,7 @@ async function main() {
   wire();
   await attempt(async () => {
     const { agents } = await api("GET", "/api/agents");
-    $("#agent-list").innerHTML = agents.map((a) => `<option value="${a}">`).join("");
+    $("#agent-list").replaceChildren(...agents.map((a) => new Option("", a)));
   });
   showView(ui.view);
 }

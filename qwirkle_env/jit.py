@@ -1,8 +1,11 @@
 """Numba if it is installed, else the same functions run as plain Python.
 
-The batched simulator is written for numba. Without it every kernel still runs, exactly,
-about 70 times slower (measured: 8,200 against 560,000 steps/s at batch 256, slower
-than the AEC env); ``COMPILED`` says which one you have.
+Both rule implementations compile their hot loops with it: the batched simulator
+(``qwirkle_env.vector``) and the engine's move generator (``engine/movegen.py``). Without
+numba every kernel still runs, exactly, as plain Python (the simulator about 70 times
+slower: 8,200 against 560,000 steps/s at batch 256); ``COMPILED`` says which one you have.
+This module is the one place that imports numba, so the rest of ``qwirkle_env`` reads it
+as an ordinary compiler switch.
 """
 
 from __future__ import annotations

@@ -1,0 +1,216 @@
+"""The compiled move generator: ``placements.py``'s walk on a grid of cell codes.
+
+The same walk as ``placements.grown_placements``, anchor by anchor, tile by tile, in the
+same order, so the two list the same placements with the same points in the same order
+(``tests/test_movegen.py`` checks it on thousands of positions). The board's frontier
+records are read off the grid where the walk needs them instead of from a dict.
+
+The grid is a flat array of cell codes, ``g`` cells to a row: 0 an empty cell, ``1 + t``
+a tile of type ``t``, and a negative code ``-1 - k`` an empty cell that was the ``k``-th
+to join the board's frontier (``Board`` writes them, so the anchors come in the order
+of the board's frontier dict). The batched simulator's grids use the same positive codes,
+so ``grow`` reads them as they are.
+
+An output row is ``[tiles, points, row, col, tile, row, col, tile, ...]``, the form
+``placements.WIDTH`` describes, the tiles in the order they were grown. With numba missing
+these functions run as plain Python, exactly but far slower than ``placements.py``, which
+``Board`` then uses.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..jit import COMPILED, njit
+from ..spec import MAX_LINE, NUM_TYPES
+from .lines import COMPAT as _COMPAT
+from .lines import line_points
+
+__all__ = ["COMPILED", "board_placements", "grow"]
+
+ALL = (1 << NUM_TYPES) - 1
+COMPAT = np.array(_COMPAT, dtype=np.int64)
+_points = njit(cache=True)(line_points)
+
+
+@njit(cache=True)
+def _side(grid, p, d):
+    """(length, type mask, compatible mask) of the run of tiles next to p in direction d."""
+    n, types, compat = 0, 0, ALL
+    q = p + d
+    while grid[q] > 0:
+        t = (grid[q] - 1) % 36
+        n += 1
+        types |= np.int64(1) << t
+        compat &= COMPAT[t]
+        q += d
+    return n, types, compat
+
+
+@njit(cache=True)
+def _axis(grid, p, d):
+    """For empty p along d: (types that fit, length of the line a tile there makes)."""
+    n1, t1, c1 = _side(grid, p, -d)
+    n2, t2, c2 = _side(grid, p, d)
+    fit = 0 if t1 & ~c2 else c1 & c2
+    return fit, n1 + n2 + 1
+
+
+@njit(cache=True)
+def _touches(grid, g, q) -> bool:
+    return grid[q - 1] > 0 or grid[q + 1] > 0 or grid[q - g] > 0 or grid[q + g] > 0
+
+
+@njit(cache=True)
+def _emit(out, count, cells, types, k, points, g, r0, c0) -> int:
+    if count < out.shape[0]:
+        row = out[count]
+        row[0] = k
+        row[1] = points
+        for j in range(k):
+            row[2 + 3 * j] = cells[j] // g + r0
+            row[3 + 3 * j] = cells[j] % g + c0
+            row[4 + 3 * j] = types[j]
+        for j in range(2 + 3 * k, out.shape[1]):
+            row[j] = 0
+    return count + 1
+
+
+# The walk's stack: one frame per tile placed after the anchor's (numba can't load a
+# recursive function from its cache, so the recursion of placements.py is a loop here).
+# A frame holds its run and, for the branch it is trying, the cell, candidates and grown run.
+LO, HI, COMPAT_, LEN, PERP, REST, FWD, NEXT, CAND, Q, RUN, NLO, NHI, NLEN, NPERP, BFWD = range(16)
+
+
+@njit(cache=True)
+def _extend(grid, g, d, lo, hi, compat, length, perp_pts, rest, cells, types, stack, out,
+            count, r0, c0) -> int:  # fmt: skip
+    """placements._extend and _branch: every run grown from [lo, hi] along d, forwards
+    then backwards, after the anchor's tile (cells[0], types[0])."""
+    sp = 0
+    f = stack[0]
+    f[LO], f[HI], f[COMPAT_], f[LEN], f[PERP], f[REST] = lo, hi, compat, length, perp_pts, rest
+    f[FWD], f[NEXT], f[CAND] = 1, 0, 0
+    while sp >= 0:
+        f = stack[sp]
+        if f[CAND] == 0:  # the next branch: 0 forwards past hi, 1 backwards before lo
+            which = f[NEXT]
+            if which == 2:
+                sp -= 1
+                continue
+            f[NEXT] = which + 1
+            compat = f[COMPAT_]
+            if which == 0:
+                if not f[FWD]:
+                    continue
+                q = f[HI] + d
+                if _touches(grid, g, q):
+                    n, beyond_types, beyond = _side(grid, q, d)
+                    if beyond_types & ~compat:  # the tiles beyond q don't fit the run
+                        continue
+                    fit, perp_len = _axis(grid, q, g if d == 1 else 1)
+                    f[RUN] = compat & beyond
+                    f[CAND] = f[RUN] & fit & f[REST]
+                    f[NLO], f[NHI], f[NLEN] = f[LO], f[HI] + d * (1 + n), f[LEN] + 1 + n
+                    f[NPERP] = f[PERP] + _points(perp_len)
+                else:
+                    f[RUN] = compat
+                    f[CAND] = compat & f[REST]
+                    f[NLO], f[NHI], f[NLEN], f[NPERP] = f[LO], f[HI] + d, f[LEN] + 1, f[PERP]
+                f[BFWD] = 1
+            else:
+                q = f[LO] - d
+                if _touches(grid, g, q):  # an anchor there grows this placement itself
+                    continue
+                f[RUN] = compat
+                f[CAND] = compat & f[REST]
+                f[NLO], f[NHI], f[NLEN], f[NPERP] = f[LO] - d, f[HI], f[LEN] + 1, f[PERP]
+                f[BFWD] = 0
+            f[Q] = q
+            continue
+        cand = f[CAND]
+        low = cand & -cand
+        t = 0
+        while not (low >> t) & 1:
+            t += 1
+        f[CAND] = cand ^ low
+        k = sp + 1  # tiles placed before this one
+        cells[k] = f[Q]
+        types[k] = t
+        count = _emit(out, count, cells, types, k + 1, _points(f[NLEN]) + f[NPERP], g, r0, c0)
+        left = f[REST] & ~low
+        if left and f[NLEN] < MAX_LINE:
+            sp += 1
+            h = stack[sp]
+            h[LO], h[HI], h[COMPAT_] = f[NLO], f[NHI], f[RUN] & COMPAT[t]
+            h[LEN], h[PERP], h[REST], h[FWD] = f[NLEN], f[NPERP], left, f[BFWD]
+            h[NEXT], h[CAND] = 0, 0
+    return count
+
+
+@njit(cache=True)
+def grow(grid, g, anchors, n_anchors, hand, r0, c0, out) -> int:
+    """Every legal placement of the hand mask's types grown from these anchors (the
+    frontier cells, flat indices, in order) on a non-empty grid; rows into ``out``.
+
+    Returns how many placements there are: more than ``len(out)`` means ``out`` was too
+    short (the rows past its end were not written) and the call should be repeated."""
+    cells = np.zeros(MAX_LINE, np.int64)
+    types = np.zeros(MAX_LINE, np.int64)
+    stack = np.zeros((MAX_LINE, 16), np.int64)
+    count = 0
+    for a in range(n_anchors):
+        p = anchors[a]
+        nl, tl, cl = _side(grid, p, -1)
+        nr, _, cr = _side(grid, p, 1)
+        fit_h = 0 if tl & ~cr else cl & cr
+        if not fit_h & hand:
+            continue
+        nu, tu, cu = _side(grid, p, -g)
+        nd, _, cd = _side(grid, p, g)
+        fit_v = 0 if tu & ~cd else cu & cd
+        if not fit_h & fit_v & hand:
+            continue
+        len_h, len_v = nl + nr + 1, nu + nd + 1
+        pts_h = _points(len_h)
+        pts_v = _points(len_v)
+        single = pts_h + pts_v
+        if single == 0:
+            single = 1
+        cand = fit_h & fit_v & hand
+        while cand:
+            low = cand & -cand
+            t = 0
+            while not (low >> t) & 1:
+                t += 1
+            cand ^= low
+            cells[0] = p
+            types[0] = t
+            count = _emit(out, count, cells, types, 1, single, g, r0, c0)
+            rest = hand & ~low
+            if not rest:
+                continue
+            count = _extend(grid, g, 1, p - nl, p + nr, cl & cr & COMPAT[t], len_h, pts_v,
+                            rest, cells, types, stack, out, count, r0, c0)  # fmt: skip
+            count = _extend(grid, g, g, p - nu * g, p + nd * g, cu & cd & COMPAT[t], len_v,
+                            pts_h, rest, cells, types, stack, out, count, r0, c0)  # fmt: skip
+    return count
+
+
+@njit(cache=True)
+def board_placements(grid, g, box, hand, r0, c0, out) -> int:
+    """``grow`` on a ``Board``'s grid: the anchors are the cells with negative codes
+    around ``box`` (min row, max row, min col, max col, grid coordinates), taken in the
+    order they joined the frontier."""
+    seq = np.empty((box[1] - box[0] + 3) * (box[3] - box[2] + 3), np.int64)
+    at = np.empty_like(seq)
+    n = 0
+    for r in range(box[0] - 1, box[1] + 2):
+        for c in range(box[2] - 1, box[3] + 2):
+            code = grid[r * g + c]
+            if code < 0:
+                seq[n] = -1 - code
+                at[n] = r * g + c
+                n += 1
+    anchors = at[:n][np.argsort(seq[:n])]
+    return grow(grid, g, anchors, n, hand, r0, c0, out)

@@ -1,0 +1,203 @@
+"""Greedy playouts on the simulator's arrays: whole greedy turns at compiled speed.
+
+The greedy player of ``agents/baselines.py`` in compiled form: each turn the engine's
+compiled move generator (``engine/movegen.py``, reading the slot's grid and frontier) lists
+the placements with their points, the highest scores and the slot's own random generator
+breaks ties; with nothing to place it exchanges by the greedy rule (keep one copy of the
+largest colour or shape group, trade the rest; duplicates first when the bag is short).
+The turn then ends through ``core.end_turn``, the simulator's own rules.
+
+It plays the greedy player's rules, not its exact games: the simulator lists placements in
+its frontier's order and draws ties from the slot's MT19937, so ties fall differently than
+with ``random.Random`` in the agent. The opening places a largest group in id order,
+rightwards from the centre (every opening line of that size scores the same).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..engine.movegen import grow
+from ..engine.placements import WIDTH
+from ..jit import njit
+from ..spec import HAND_SIZE, NUM_SHAPES
+from . import core
+from .mt19937 import randbelow
+from .state import C_GRID, PLACED
+
+SHAPE = sum(1 << (NUM_SHAPES * c) for c in range(NUM_SHAPES))  # the circles; << k for shape k
+
+__all__ = ["WIDTH", "greedy_games", "greedy_playout", "greedy_turn"]
+
+
+@njit(cache=True)
+def _place(s, i, row):
+    """Puts the row's tiles down as this turn's, as core.apply_action does tile by tile."""
+    g = s.cfg[C_GRID]
+    for j in range(row[0]):
+        p = row[2 + 3 * j] * g + row[3 + 3 * j]
+        t = row[4 + 3 * j]
+        s.grid[i, p] = PLACED + t
+        s.placed[i, j] = p
+        s.placed_t[i, j] = t
+        s.n_left[i] = core.remove_tile(s.left[i], s.n_left[i], t)
+        s.counts[i, t] += 1
+        s.tiles[i] += 1
+    s.n_placed[i] = row[0]
+
+
+@njit(cache=True)
+def _largest_group_mask(distinct) -> int:
+    """The first largest colour or shape group (colour k, then shape k, k = 0..5)."""
+    best, size = 0, 0
+    for k in range(6):
+        for m in (distinct & (0b111111 << (6 * k)), distinct & (SHAPE << k)):
+            n = core.bit_count(m)
+            if n > size:
+                best, size = m, n
+    return best
+
+
+@njit(cache=True)
+def _opening(s, i, row):
+    """A largest group (one of the hand's, drawn by the slot's generator), rightwards."""
+    seat = s.current[i]
+    distinct = 0
+    for j in range(s.hand_n[i, seat]):
+        distinct |= np.int64(1) << s.hands[i, seat, j]
+    size = core.bit_count(_largest_group_mask(distinct))
+    groups = np.zeros(12, np.int64)
+    n = 0
+    for k in range(6):
+        for m in (distinct & (0b111111 << (6 * k)), distinct & (SHAPE << k)):
+            if core.bit_count(m) == size:
+                groups[n] = m
+                n += 1
+    m = groups[0] if n == 1 else groups[randbelow(s.rng, s.rng_pos, i, n)]
+    row[0] = size
+    j = 0
+    for t in range(36):
+        if m >> t & 1:
+            row[2 + 3 * j] = s.base[i, 0]
+            row[3 + 3 * j] = s.base[i, 1] + j
+            row[4 + 3 * j] = t
+            j += 1
+
+
+@njit(cache=True)
+def _exchange(s, i):
+    """The greedy exchange (baselines.exchange_rule) set aside as this turn's."""
+    seat = s.current[i]
+    n = s.hand_n[i, seat]
+    hand = s.hands[i, seat]
+    distinct = 0
+    for j in range(n):
+        distinct |= np.int64(1) << hand[j]
+    keep = _largest_group_mask(distinct)
+    out = np.zeros(HAND_SIZE, np.int64)
+    m = 0
+    for j in range(n):
+        t = hand[j]
+        if keep >> t & 1:
+            keep &= ~(np.int64(1) << t)
+        else:
+            out[m] = t
+            m += 1
+    if m == 0:
+        for j in range(n):
+            out[j] = hand[j]
+        m = n
+    # At most as many as the bag holds: the most repeated tiles first, ties at random.
+    take = min(m, s.bag_n[i])
+    for k in range(take):
+        most = 0
+        for j in range(k, m):
+            most = max(most, _copies(hand, n, out[j]))
+        ties = 0
+        for j in range(k, m):
+            ties += _copies(hand, n, out[j]) == most
+        pick = 0 if ties == 1 else randbelow(s.rng, s.rng_pos, i, ties)
+        for j in range(k, m):
+            if _copies(hand, n, out[j]) == most:
+                if pick == 0:
+                    out[k], out[j] = out[j], out[k]
+                    break
+                pick -= 1
+    for k in range(take):
+        s.exch[i, k] = out[k]
+        s.n_left[i] = core.remove_tile(s.left[i], s.n_left[i], out[k])
+    s.n_exch[i] = take
+
+
+@njit(cache=True)
+def _copies(hand, n, t) -> int:
+    c = 0
+    for j in range(n):
+        c += hand[j] == t
+    return c
+
+
+@njit(cache=True)
+def greedy_turn(s, i, out) -> int:
+    """Plays slot i's turn greedily (``out``: scratch rows); returns the points scored."""
+    seat = s.current[i]
+    before = s.scores[i, seat]
+    g = s.cfg[C_GRID]
+    if s.tiles[i] == 0:
+        _opening(s, i, out[0])
+        _place(s, i, out[0])
+        core.end_turn(s, i)
+        return s.scores[i, seat] - before
+    hand = 0
+    for j in range(s.hand_n[i, seat]):
+        hand |= np.int64(1) << s.hands[i, seat, j]
+    rows = out
+    count = grow(s.grid[i], g, s.front[i], s.n_front[i], hand, 0, 0, rows)
+    if count > rows.shape[0]:
+        rows = np.empty((count, WIDTH), np.int64)
+        grow(s.grid[i], g, s.front[i], s.n_front[i], hand, 0, 0, rows)
+    if count == 0:
+        _exchange(s, i)
+    else:
+        top = -1
+        ties = 0
+        for k in range(count):
+            if rows[k, 1] > top:
+                top = rows[k, 1]
+                ties = 1
+            elif rows[k, 1] == top:
+                ties += 1
+        pick = 0 if ties == 1 else randbelow(s.rng, s.rng_pos, i, ties)
+        for k in range(count):
+            if rows[k, 1] == top:
+                if pick == 0:
+                    _place(s, i, rows[k])
+                    break
+                pick -= 1
+    core.end_turn(s, i)
+    return s.scores[i, seat] - before
+
+
+MAX_TURNS = 1000  # exchanges on a blocked table could otherwise go on for ever
+
+
+@njit(cache=True)
+def greedy_playout(s, i, turns, out) -> int:
+    """Greedy turns in slot i until its game ends or ``turns`` turns were played (-1: no
+    limit but ``MAX_TURNS``); returns the turns played."""
+    n = 0
+    while not s.over[i] and s.error[i] == 0 and n != turns and n < MAX_TURNS:
+        greedy_turn(s, i, out)
+        n += 1
+    return n
+
+
+@njit(cache=True)
+def greedy_games(s, lo, hi, games, out) -> int:
+    """``games`` new greedy-vs-greedy games in each slot of [lo, hi); returns the turns."""
+    turns = 0
+    for i in range(lo, hi):
+        for _ in range(games):
+            core.new_game(s, i)
+            turns += greedy_playout(s, i, -1, out)
+    return turns
