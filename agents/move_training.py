@@ -9,6 +9,7 @@ plays as ``ckpt:PATH`` without the library installed.
 
 from __future__ import annotations
 
+import argparse
 import csv
 import random
 import time
@@ -23,6 +24,45 @@ from qwirkle_env.spec import win_reward
 from .checkpoint import MOVES_FORMAT, load_checkpoint, save_checkpoint
 from .move_policy import MovePolicyNet, layout
 from .registry import make_agent
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: an int >= 1, else an error that says so."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an int") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
+    return value
+
+
+def positive_float(text: str) -> float:
+    """An argparse type: a finite number > 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not (np.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(f"must be a finite number > 0, got {text}")
+    return value
+
+
+def recipe_parser(description: str, out: str) -> argparse.ArgumentParser:
+    """The options the SB3 and Tianshou recipes share, checked as they are parsed."""
+    p = argparse.ArgumentParser(description=description)
+    p.add_argument("--smoke", action="store_true", help="a tiny run: 256 steps, 2 games")
+    p.add_argument("--steps", type=positive_int, default=300_000, help="env steps (turns)")
+    p.add_argument("--opponent", default="greedy", help="the scripted opponent's spec")
+    p.add_argument("--envs", type=positive_int, default=4, help="games stepped together")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--hidden", type=positive_int, default=128, help="width of MovePolicyNet")
+    p.add_argument("--lr", type=positive_float, default=3e-4)
+    p.add_argument("--init", help="start from this move-policy checkpoint's weights")
+    p.add_argument("--eval-every", type=positive_int, default=25_000, help="steps between points")
+    p.add_argument("--eval-games", type=positive_int, default=40, help="quick-match games")
+    p.add_argument("--out", default=out, help="the checkpoint; its curve goes beside it")
+    return p
 
 
 @torch.no_grad()

@@ -14,7 +14,6 @@ project's checkpoint format, so it plays as ``ckpt:PATH`` without SB3 installed.
 
 from __future__ import annotations
 
-import argparse
 import time
 
 import gymnasium
@@ -26,7 +25,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv
 from torch import nn
 
 from agents.move_policy import MovePolicyConfig, MovePolicyNet
-from agents.move_training import Curve, export, start_weights
+from agents.move_training import Curve, export, recipe_parser, start_weights
 from qwirkle_env.spec import ENV_ID
 
 REWARD_SCALE = 0.1  # margin points -> reward: keeps the value loss near 1
@@ -103,18 +102,7 @@ def make_env(opponent: str, seed: int):
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--smoke", action="store_true", help="a tiny run: 256 steps, 2 games")
-    parser.add_argument("--steps", type=int, default=300_000, help="env steps (learner turns)")
-    parser.add_argument("--opponent", default="greedy", help="the scripted opponent's spec")
-    parser.add_argument("--envs", type=int, default=4)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--hidden", type=int, default=128, help="width of MovePolicyNet")
-    parser.add_argument("--lr", type=float, default=3e-4)
-    parser.add_argument("--init", help="start from this move-policy checkpoint's weights")
-    parser.add_argument("--eval-every", type=int, default=25_000)
-    parser.add_argument("--eval-games", type=int, default=40)
-    parser.add_argument("--out", default="runs/sb3_moves/sb3_moves.pt")
+    parser = recipe_parser(__doc__.split("\n")[0], "runs/sb3_moves/sb3_moves.pt")
     args = parser.parse_args()
     torch.set_num_threads(1)
     steps, every, games = (

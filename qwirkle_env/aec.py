@@ -324,16 +324,7 @@ class raw_env(AECEnv, EzPickle):
             self._observer.took(turn, kind[1], exchanged=True)
         else:
             gained = turn.commit() - self._turn_points
-        self._give(self.agent_name_mapping[agent], gained)
-        self._mask_cache = None
-        if kind[0] == "end":
-            if self.game.over:
-                self._finish()
-            else:
-                self._new_turn()
-        self._accumulate_rewards()
-        if self.render_mode == "human":
-            self.render()
+        self._after_move(self.agent_name_mapping[agent], gained, kind[0] == "end")
 
     # --- the move mode ------------------------------------------------------------------
     def candidate_moves(self, agent: AgentID | None = None) -> list[Move]:
@@ -411,12 +402,13 @@ class raw_env(AECEnv, EzPickle):
             gained = self.game.apply_exchange(list(what))
         self._after_move(seat, gained)
 
-    def _after_move(self, seat: int, gained: int) -> None:
+    def _after_move(self, seat: int, gained: int, turn_over: bool = True) -> None:
+        """Pays ``seat``'s gain; a finished turn ends the game or starts the next turn."""
         self._give(seat, gained)
         self._mask_cache = None
-        if self.game.over:
+        if turn_over and self.game.over:
             self._finish()
-        else:
+        elif turn_over:
             self._new_turn()
         self._accumulate_rewards()
         if self.render_mode == "human":

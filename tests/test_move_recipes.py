@@ -48,3 +48,19 @@ def test_smoke_run_exports_a_checkpoint_that_plays_without_the_library(
     assert isinstance(make_agent(f"ckpt:{out}"), MovePolicyAgent)
     result = play_game([f"ckpt:{out}", "greedy"], env_seed=1, agent_seeds=[1, 2])
     assert sum(result["scores"]) > 0
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--steps", "0"], "must be >= 1, got 0"),
+        (["--lr", "nan"], "must be a finite number > 0"),
+        (["--envs", "two"], "'two' is not an int"),
+    ],
+)
+def test_bad_recipe_options_are_refused_with_what_is_allowed(argv, message, capsys):
+    from agents.move_training import recipe_parser
+
+    with pytest.raises(SystemExit):
+        recipe_parser("a recipe", "runs/x.pt").parse_args(argv)
+    assert message in capsys.readouterr().err
