@@ -186,9 +186,9 @@ class raw_env(AECEnv, EzPickle):
         self.render_mode = render_mode
         self.action_mode = action_mode
         self.moves_mode = action_mode == "moves"
-        self.max_moves = (DEFAULT_MAX_MOVES if max_moves is None else int(max_moves)) * (
-            self.moves_mode
-        )
+        self.max_moves = 0  # rows of the move mode's table; none in the tile mode
+        if self.moves_mode:
+            self.max_moves = DEFAULT_MAX_MOVES if max_moves is None else int(max_moves)
         self._window = None  # the pygame window of render_mode="human", opened on first use
         if render_mode == "human":
             from .render.window import import_pygame
@@ -306,8 +306,6 @@ class raw_env(AECEnv, EzPickle):
                 f"illegal action {a} for {agent}: {self.codec.describe(a, self._origin)}: "
                 f"{self.why_illegal(a)}"
             )
-        self._cumulative_rewards[agent] = 0.0
-        self.rewards = {x: 0.0 for x in self.agents}
         turn = self.turn
         kind = self.codec.decode_checked(a)
         gained = 0
@@ -349,8 +347,6 @@ class raw_env(AECEnv, EzPickle):
             raise RuntimeError("the game is over: call reset() for a new game")
         if not isinstance(move, Placement | Exchange):
             raise TypeError(f"a move is a Placement or an Exchange, got {move!r}")
-        self._cumulative_rewards[self.agent_selection] = 0.0
-        self.rewards = {x: 0.0 for x in self.agents}
         seat = self.game.current
         gained = self.game.apply(move)
         self._after_move(seat, gained)
@@ -365,8 +361,7 @@ class raw_env(AECEnv, EzPickle):
     def _table_now(self):
         """This turn's rows, built on first use; counts the legal moves they leave out."""
         if self._table is None:
-            self._table_position = Position.of_game(self.game)
-            self._table = move_table(self._table_position, self.max_moves)
+            self._table = move_table(Position.of_game(self.game), self.max_moves)
             self.moves_cut += self._table.cut
             self.infos[self.agent_selection]["moves_cut"] = self._table.cut
             for a in self.agents:
@@ -392,8 +387,6 @@ class raw_env(AECEnv, EzPickle):
             raise ValueError(
                 f"row {action} is masked: {agent} has {n} legal moves this turn, in rows 0..{n - 1}"
             )
-        self._cumulative_rewards[agent] = 0.0
-        self.rewards = {x: 0.0 for x in self.agents}
         kind, what = table.moves[int(action)]
         seat = self.game.current
         if kind == "place":
@@ -404,6 +397,8 @@ class raw_env(AECEnv, EzPickle):
 
     def _after_move(self, seat: int, gained: int, turn_over: bool = True) -> None:
         """Pays ``seat``'s gain; a finished turn ends the game or starts the next turn."""
+        self._cumulative_rewards[self.possible_agents[seat]] = 0.0
+        self.rewards = {x: 0.0 for x in self.agents}
         self._give(seat, gained)
         self._mask_cache = None
         if turn_over and self.game.over:
@@ -514,7 +509,7 @@ class raw_env(AECEnv, EzPickle):
     def _moves_observation(self, seat: int, to_move: bool) -> np.ndarray:
         if to_move:
             table = self._table_now()
-            return moves_observation(self._table_position, table, self.max_moves)
+            return moves_observation(table.position, table, self.max_moves)
         return moves_observation(Position.of_game(self.game, seat), None, self.max_moves)
 
     @property
@@ -689,5 +684,5 @@ class raw_env(AECEnv, EzPickle):
 
 def _engine_move(kind: str, what: tuple) -> Move:
     if kind == "place":
-        return Placement((cell, Tile.from_id(t)) for cell, t in what)
+        return Placement.of_ids(what)  # the generator's placements are legal already
     return Exchange(Tile.from_id(t) for t in what)

@@ -93,6 +93,7 @@ class MoveTable:
     rows: np.ndarray  # float32 (len(moves), NUM_ROW_FEATURES)
     points: np.ndarray  # float32, each move's points now (end bonus included)
     cut: int  # legal moves left out (beyond K)
+    position: Position  # what the mover knew: the observation's first part
 
     def __len__(self) -> int:
         return len(self.moves)
@@ -112,6 +113,7 @@ def move_table(pos: Position, max_moves: int) -> MoveTable:
         found.features[keep],
         found.points[keep],
         len(found) - len(keep),
+        pos,
     )
 
 
