@@ -14,13 +14,14 @@ when a library does not hand it over.
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass
 
 import numpy as np
 import torch
 from torch import nn
 
-from qwirkle_env.candidates import NUM_ROW_FEATURES, ROW_FEATURES
+from qwirkle_env.candidates import NUM_ROW_FEATURES, POINT_SCALE, ROW_FEATURES
 from qwirkle_env.engine.moves import Move
 from qwirkle_env.move_mode import (
     DEFAULT_MAX_MOVES,
@@ -35,6 +36,8 @@ from qwirkle_env.view import PlayerView
 
 from .base import PlanningAgent, exchange, placement
 
+POINTS = ROW_FEATURES.index("points")
+
 
 def layout() -> dict:
     """What a checkpoint records of the env's observation, to refuse one trained on
@@ -47,6 +50,10 @@ class MovePolicyConfig:
     max_moves: int = DEFAULT_MAX_MOVES  # K, the rows of the table
     hidden: int = 128
     layers: int = 2  # hidden layers of the row network
+    # A learnable logit per point the row scores, added to the network's logit. Above
+    # zero, an untrained policy already prefers the moves that score most (its argmax is
+    # greedy), and training learns what to trade points for. Zero: no such term.
+    points_prior: float = 0.0
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -65,6 +72,8 @@ class MovePolicyNet(nn.Module):
         self.config = config = config or MovePolicyConfig()
         if config.layers < 1 or config.hidden < 1 or config.max_moves < 1:
             raise ValueError(f"unusable move-policy config {config}")
+        if not (math.isfinite(config.points_prior) and config.points_prior >= 0):
+            raise ValueError(f"points_prior must be a finite number >= 0, got {config}")
         h = config.hidden
         self.position_in = nn.Linear(NUM_POSITION_FEATURES, h)
         self.row_in = nn.Linear(NUM_ROW_FEATURES, h, bias=False)
@@ -75,6 +84,12 @@ class MovePolicyNet(nn.Module):
         )
         nn.init.orthogonal_(self.logit.weight, 0.01)  # a near-uniform policy to start
         nn.init.zeros_(self.logit.bias)
+        # per point, in the rows' unit (points / POINT_SCALE)
+        self.points_prior = (
+            nn.Parameter(torch.tensor(config.points_prior * POINT_SCALE))
+            if config.points_prior
+            else None
+        )
 
     def forward(
         self, obs: torch.Tensor, mask: torch.Tensor | None = None
@@ -84,11 +99,15 @@ class MovePolicyNet(nn.Module):
         if mask is None:
             mask = rows.abs().amax(dim=-1) > 0
         batch, row = mask.bool().nonzero(as_tuple=True)
-        x = torch.relu(self.position_in(position)[batch] + self.row_in(rows[batch, row]))
+        picked = rows[batch, row]
+        x = torch.relu(self.position_in(position)[batch] + self.row_in(picked))
         for layer in self.rows:
             x = torch.relu(layer(x))
         logits = torch.full(mask.shape, MASKED_LOGIT, dtype=x.dtype, device=x.device)
-        logits = logits.index_put((batch, row), self.logit(x).squeeze(-1))
+        scores = self.logit(x).squeeze(-1)
+        if self.points_prior is not None:
+            scores = scores + self.points_prior * picked[:, POINTS]
+        logits = logits.index_put((batch, row), scores)
         pooled = torch.zeros(len(position), x.shape[-1], dtype=x.dtype, device=x.device)
         pooled = pooled.index_add(0, batch, x)
         count = torch.bincount(batch, minlength=len(position)).clamp(min=1)

@@ -25,6 +25,10 @@ from .checkpoint import MOVES_FORMAT, load_checkpoint, save_checkpoint
 from .move_policy import MovePolicyNet, layout
 from .registry import make_agent
 
+# The recipes' defaults (docs/integrations.md says how they were chosen).
+PRIOR = 0.0
+ENT_COEF = 0.01
+
 
 def positive_int(text: str) -> int:
     """An argparse type: an int >= 1, else an error that says so."""
@@ -48,16 +52,36 @@ def positive_float(text: str) -> float:
     return value
 
 
+def non_negative_float(text: str) -> float:
+    """An argparse type: a finite number >= 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not (np.isfinite(value) and value >= 0):
+        raise argparse.ArgumentTypeError(f"must be a finite number >= 0, got {text}")
+    return value
+
+
 def recipe_parser(description: str, out: str) -> argparse.ArgumentParser:
     """The options the SB3 and Tianshou recipes share, checked as they are parsed."""
     p = argparse.ArgumentParser(description=description)
     p.add_argument("--smoke", action="store_true", help="a tiny run: 256 steps, 2 games")
     p.add_argument("--steps", type=positive_int, default=300_000, help="env steps (turns)")
+    p.add_argument(
+        "--minutes", type=positive_float, default=55.0,
+        help="stop training after this much wall time, whatever --steps says",
+    )  # fmt: skip
     p.add_argument("--opponent", default="greedy", help="the scripted opponent's spec")
     p.add_argument("--envs", type=positive_int, default=4, help="games stepped together")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--hidden", type=positive_int, default=128, help="width of MovePolicyNet")
     p.add_argument("--lr", type=positive_float, default=3e-4)
+    p.add_argument(
+        "--prior", type=non_negative_float, default=PRIOR,
+        help="the untrained policy's logits per point scored (0: none; MovePolicyConfig)",
+    )  # fmt: skip
+    p.add_argument("--ent-coef", type=non_negative_float, default=ENT_COEF, help="entropy bonus")
     p.add_argument("--init", help="start from this move-policy checkpoint's weights")
     p.add_argument("--eval-every", type=positive_int, default=25_000, help="steps between points")
     p.add_argument("--eval-games", type=positive_int, default=40, help="quick-match games")
@@ -171,8 +195,14 @@ def export(net: MovePolicyNet, path: str | Path, library: str, train: dict, step
     return save_checkpoint(path, net, options, train, step=steps)
 
 
-def start_weights(path: str | Path, hidden: int) -> dict:
+def start_weights(path: str | Path, hidden: int, prior: float) -> dict:
     """The weights of a move-policy checkpoint, to continue training from (``--init``);
-    ValueError if its width is not ``hidden``."""
+    ValueError if its width is not ``hidden`` or it has a points prior and ``prior`` is 0,
+    or the reverse (the learned prior is kept)."""
     net, _ = load_checkpoint(path, expect_net={"hidden": hidden}, kind=MOVES_FORMAT)
+    if bool(net.config.points_prior) != bool(prior):
+        raise ValueError(
+            f"{path} has points_prior {net.config.points_prior}, this run --prior {prior}: "
+            "both must be 0 or both above 0"
+        )
     return net.state_dict()

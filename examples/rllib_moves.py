@@ -22,6 +22,7 @@ first (examples/ray_loopback.py) and starts its own local instance with at most 
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import time
 from collections.abc import Sequence
@@ -30,7 +31,7 @@ import torch
 from tqdm import tqdm
 
 from agents.move_policy import MovePolicyConfig, MovePolicyNet
-from agents.move_training import Curve, export
+from agents.move_training import ENT_COEF, PRIOR, Curve, export
 from qwirkle_env.move_mode import DEFAULT_MAX_MOVES
 from qwirkle_env.multi_agent import MultiAgentDictEnv
 
@@ -49,6 +50,11 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p.add_argument("--minibatch", type=int, default=500, help="SGD minibatch, in env steps")
     p.add_argument("--epochs", type=int, default=4, help="passes over each batch")
     p.add_argument("--lr", type=float, default=3e-4)
+    p.add_argument(
+        "--prior", type=float, default=PRIOR,
+        help="the untrained policy's logits per point scored (0: none; MovePolicyConfig)",
+    )  # fmt: skip
+    p.add_argument("--ent-coef", type=float, default=ENT_COEF, help="entropy bonus")
     p.add_argument("--envs", type=int, default=4, help="games per env runner, stepped together")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--eval-every", type=int, default=25_000, help="env steps between points")
@@ -87,6 +93,9 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         problems.append(f"--max-minutes must be > 0, got {args.max_minutes}")
     if not args.lr > 0:
         problems.append(f"--lr must be > 0, got {args.lr}")
+    for name in ("prior", "ent_coef"):
+        if not (math.isfinite(getattr(args, name)) and getattr(args, name) >= 0):
+            problems.append(f"--{name.replace('_', '-')} must be >= 0, got {getattr(args, name)}")
     if not args.out.endswith(".pt"):
         problems.append(f"--out must end in .pt (a checkpoint file), got {args.out!r}")
     if problems:
@@ -127,7 +136,7 @@ def build(args: argparse.Namespace):
         def setup(self) -> None:
             # RLlib merges its default model options (vf_share_layers, ...) in: keep ours.
             given = self.model_config or {}
-            size = {k: given[k] for k in ("hidden", "layers") if k in given}
+            size = {k: given[k] for k in ("hidden", "layers", "points_prior") if k in given}
             self.net = MovePolicyNet(MovePolicyConfig(max_moves=int(self.action_space.n), **size))
 
         def _run(self, batch: dict) -> tuple[torch.Tensor, torch.Tensor]:
@@ -161,7 +170,11 @@ def build(args: argparse.Namespace):
         )
         .rl_module(
             rl_module_spec=MultiRLModuleSpec(
-                rl_module_specs={"shared": RLModuleSpec(module_class=MoveRLModule)}
+                rl_module_specs={
+                    "shared": RLModuleSpec(
+                        module_class=MoveRLModule, model_config={"points_prior": args.prior}
+                    )
+                }
             )
         )
         .training(
@@ -172,7 +185,7 @@ def build(args: argparse.Namespace):
             gamma=0.99,
             lambda_=0.95,
             clip_param=0.2,
-            entropy_coeff=0.01,
+            entropy_coeff=args.ent_coef,
             vf_loss_coeff=0.5,
             vf_clip_param=100.0,  # the returns are already scaled
             grad_clip=0.5,
@@ -182,10 +195,11 @@ def build(args: argparse.Namespace):
     return config.build_algo()
 
 
-def learner_net(algo) -> MovePolicyNet:
+def learner_net(algo, prior: float) -> MovePolicyNet:
     """A copy of the learner's network (the one the driver trains)."""
     (state,) = algo.learner_group.get_weights(module_ids=["shared"]).values()
-    net = MovePolicyNet(MovePolicyConfig(max_moves=algo.config.env_config["max_moves"]))
+    config = MovePolicyConfig(max_moves=algo.config.env_config["max_moves"], points_prior=prior)
+    net = MovePolicyNet(config)
     net.load_state_dict({key.removeprefix("net."): torch.as_tensor(v) for key, v in state.items()})
     return net
 
@@ -208,9 +222,13 @@ def main() -> None:
     )
     try:
         algo = build(args)
-        curve = Curve(args.out.removesuffix(".pt") + "_curve.csv", "greedy", args.eval_games)
+        train = {"library": "ray rllib PPO (self-play)", "reward": args.reward,
+                 "seed": args.seed, "batch": args.batch, "epochs": args.epochs,
+                 "lr": args.lr, "prior": args.prior, "ent_coef": args.ent_coef}  # fmt: skip
+        curve_path = args.out.removesuffix(".pt") + "_curve.csv"
+        curve = Curve(curve_path, "greedy", args.eval_games, args.out, ("rllib", train))
         start = time.perf_counter()
-        curve.point(learner_net(algo), 0)
+        curve.point(learner_net(algo, args.prior), 0)
         steps, games, next_point = 0, 0, args.eval_every
         with tqdm(total=args.steps, unit="step", desc="rllib_moves") as bar:
             try:
@@ -227,22 +245,20 @@ def main() -> None:
                     bar.set_postfix(games=games, entropy=f"{entropy:.2f}")
                     if next_point <= steps < args.steps:
                         next_point += args.eval_every
-                        curve.point(learner_net(algo), steps)
+                        curve.point(learner_net(algo, args.prior), steps)
                     if args.max_minutes and time.perf_counter() - start > 60 * args.max_minutes:
                         print(f"--max-minutes {args.max_minutes} reached after {steps} env steps")
                         break
             except KeyboardInterrupt:  # Ctrl-C: stop early, keep what was learned
                 print(f"interrupted after {steps} env steps: exporting the policy so far")
-        net = learner_net(algo)
+        net = learner_net(algo, args.prior)
         if curve.rows[-1][0] != steps:  # the last point may already be at these steps
             curve.point(net, steps)
         wall = time.perf_counter() - start
         algo.stop()
     finally:
         ray.shutdown()
-    train = {"library": "ray rllib PPO (self-play)", "env_steps": steps, "games": games,
-             "wall_s": round(wall), "reward": args.reward, "seed": args.seed,
-             "batch": args.batch, "epochs": args.epochs, "lr": args.lr}  # fmt: skip
+    train.update(env_steps=steps, games=games, wall_s=round(wall))
     path = export(net, args.out, "rllib", train, steps)
     print(f"saved {os.path.abspath(path)} after {steps} env steps ({games} games) in "
           f"{wall / 60:.1f} min")  # fmt: skip

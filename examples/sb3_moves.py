@@ -76,17 +76,18 @@ class MovePolicy(MaskableActorCriticPolicy):
 
 
 class CurveCallback(BaseCallback):
-    """A quick match against the opponent every ``every`` env steps."""
+    """A quick match against the opponent every ``every`` env steps; stops the training
+    once ``deadline`` (a ``time.perf_counter()`` value) has passed."""
 
-    def __init__(self, curve: Curve, every: int) -> None:
+    def __init__(self, curve: Curve, every: int, deadline: float) -> None:
         super().__init__()
-        self.curve, self.every, self.next = curve, every, every
+        self.curve, self.every, self.next, self.deadline = curve, every, every, deadline
 
     def _on_step(self) -> bool:
         if self.num_timesteps >= self.next:
             self.next += self.every
             self.curve.point(self.model.policy.mlp_extractor.net, self.num_timesteps)
-        return True
+        return time.perf_counter() < self.deadline
 
 
 def make_env(opponent: str, seed: int):
@@ -110,7 +111,8 @@ def main() -> None:
     )
     train = {"library": "stable-baselines3 MaskablePPO", "opponent": args.opponent,
              "seed": args.seed, "hidden": args.hidden, "lr": args.lr,
-             "init": args.init}  # fmt: skip
+             "init": args.init,
+             "prior": args.prior, "ent_coef": args.ent_coef}  # fmt: skip
     curve_path = args.out.removesuffix(".pt") + "_curve.csv"
     curve = Curve(curve_path, args.opponent, games, args.out, ("sb3", train))
     env = DummyVecEnv([make_env(args.opponent, args.seed + i) for i in range(args.envs)])
@@ -122,18 +124,21 @@ def main() -> None:
         batch_size=min(256, n_steps * args.envs),
         n_epochs=4,
         learning_rate=args.lr,
-        policy_kwargs={"net_config": {"hidden": args.hidden}},
+        policy_kwargs={"net_config": {"hidden": args.hidden, "points_prior": args.prior}},
         gamma=0.99,
         gae_lambda=0.95,
-        ent_coef=0.01,
+        ent_coef=args.ent_coef,
         seed=args.seed,
         device="cpu",
     )
     if args.init:
-        model.policy.mlp_extractor.net.load_state_dict(start_weights(args.init, args.hidden))
+        model.policy.mlp_extractor.net.load_state_dict(
+            start_weights(args.init, args.hidden, args.prior)
+        )
     start = time.perf_counter()
     curve.point(model.policy.mlp_extractor.net, 0)
-    model.learn(total_timesteps=steps, callback=CurveCallback(curve, every), progress_bar=True)
+    callback = CurveCallback(curve, every, start + 60 * args.minutes)
+    model.learn(total_timesteps=steps, callback=callback, progress_bar=True)
     net = model.policy.mlp_extractor.net
     curve.point(net, model.num_timesteps)
     wall = time.perf_counter() - start

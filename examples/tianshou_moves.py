@@ -75,6 +75,10 @@ class Critic(nn.Module):
         return self.net(x, torch.as_tensor(obs.mask, dtype=torch.bool))[1][:, None]
 
 
+class TimeUp(Exception):
+    """Raised between collect steps once the run's --minutes are spent."""
+
+
 def make_env(opponent: str) -> gymnasium.Env:
     env = gymnasium.make(ENV_ID, opponent=opponent, action_mode="moves", seat=None, reward="margin")
     return WithMask(gymnasium.wrappers.TransformReward(env, lambda r: r * REWARD_SCALE))
@@ -90,15 +94,20 @@ def main() -> None:
     steps, every, games = (256, 128, 2) if smoke else (args.steps, args.eval_every, args.eval_games)
     collect = 64 if smoke else 2048
     train = {"library": "tianshou PPO", "opponent": args.opponent, "seed": args.seed,
-             "hidden": args.hidden, "lr": args.lr, "init": args.init}  # fmt: skip
+             "hidden": args.hidden, "lr": args.lr, "init": args.init,
+             "prior": args.prior, "ent_coef": args.ent_coef}  # fmt: skip
     curve_path = args.out.removesuffix(".pt") + "_curve.csv"
     curve = Curve(curve_path, args.opponent, games, args.out, ("tianshou", train))
     envs = DummyVectorEnv([lambda: make_env(args.opponent) for _ in range(args.envs)])
     envs.seed(args.seed)
     probe = make_env(args.opponent)
-    net = MovePolicyNet(MovePolicyConfig(max_moves=int(probe.action_space.n), hidden=args.hidden))
+    net = MovePolicyNet(
+        MovePolicyConfig(
+            max_moves=int(probe.action_space.n), hidden=args.hidden, points_prior=args.prior
+        )
+    )
     if args.init:
-        net.load_state_dict(start_weights(args.init, args.hidden))
+        net.load_state_dict(start_weights(args.init, args.hidden, args.prior))
     policy = DiscreteActorPolicy(
         actor=Actor(net), action_space=probe.action_space, deterministic_eval=True
     )
@@ -108,7 +117,7 @@ def main() -> None:
         optim=AdamOptimizerFactory(lr=args.lr),
         eps_clip=0.2,
         vf_coef=0.5,
-        ent_coef=0.01,
+        ent_coef=args.ent_coef,
         max_grad_norm=0.5,
         gae_lambda=0.95,
         gamma=0.99,
@@ -123,23 +132,28 @@ def main() -> None:
         if env_step >= next_point[0]:
             next_point[0] += every
             curve.point(net, env_step)
+        if time.perf_counter() > deadline:
+            raise TimeUp  # Tianshou's own stop criterion needs a test collector
 
     start = time.perf_counter()
+    deadline = start + 60 * args.minutes
     curve.point(net, 0)
     per_epoch = min(steps, 10 * collect)
-    algorithm.run_training(
-        OnPolicyTrainerParams(
-            training_collector=collector,
-            max_epochs=max(1, steps // per_epoch),
-            epoch_num_steps=per_epoch,
-            collection_step_num_env_steps=collect,
-            batch_size=min(256, collect),
-            update_step_num_repetitions=4,
-            training_fn=training_fn,
-            test_in_training=False,
-            show_progress=True,
-        )
+    params = OnPolicyTrainerParams(
+        training_collector=collector,
+        max_epochs=max(1, steps // per_epoch),
+        epoch_num_steps=per_epoch,
+        collection_step_num_env_steps=collect,
+        batch_size=min(256, collect),
+        update_step_num_repetitions=4,
+        training_fn=training_fn,
+        test_in_training=False,
+        show_progress=True,
     )
+    try:
+        algorithm.run_training(params)
+    except TimeUp:
+        print(f"stopped after --minutes {args.minutes}")
     env_steps = collector.collect_step
     curve.point(net, env_steps)
     wall = time.perf_counter() - start

@@ -35,6 +35,8 @@ ex = load_example("rllib_moves")  # imports no Ray at module level
         (["--batch", "100", "--minibatch", "200"], "--minibatch 200 is larger than --batch 100"),
         (["--lr", "0"], "--lr must be > 0"),
         (["--max-minutes", "-1"], "--max-minutes must be > 0"),
+        (["--prior", "-1"], "--prior must be >= 0"),
+        (["--ent-coef", "nan"], "--ent-coef must be >= 0"),
         (["--out", "runs/x.zip"], "--out must end in .pt"),
         (["--reward", "score"], "invalid choice: 'score'"),
     ],
