@@ -8,10 +8,17 @@ import torch
 
 from agents.checkpoint import MOVES_FORMAT, load_checkpoint, save_checkpoint
 from agents.evaluate import play_game
-from agents.move_policy import MovePolicyAgent, MovePolicyConfig, MovePolicyNet, layout
-from agents.move_training import export, quick_match
+from agents.move_policy import (
+    POINTS,
+    MovePolicyAgent,
+    MovePolicyConfig,
+    MovePolicyNet,
+    layout,
+)
+from agents.move_training import export, quick_match, start_weights
 from agents.registry import make_agent
 from qwirkle_env import raw_env
+from qwirkle_env.candidates import POINT_SCALE
 from qwirkle_env.move_mode import split_observation
 from qwirkle_env.spec import MASKED_LOGIT
 
@@ -53,6 +60,36 @@ def test_the_packed_network_equals_an_mlp_over_position_and_row(observations):
             h = torch.relu(weight @ x + net.position_in.bias)
             h = torch.relu(net.rows[0](h))
             assert net.logit(h).item() == pytest.approx(logits[b, r].item(), abs=1e-5)
+
+
+def test_an_untrained_policy_with_a_points_prior_plays_the_move_that_scores_most(observations):
+    obs, masks = observations
+    torch.manual_seed(0)
+    net = MovePolicyNet(MovePolicyConfig(points_prior=1.0))
+    logits, _ = net(obs, masks)
+    points = split_observation(obs, net.config.max_moves)[1][..., POINTS] * POINT_SCALE
+    best = points.masked_fill(~masks.bool(), -1).amax(dim=1)
+    chosen = points.gather(1, logits.argmax(dim=1, keepdim=True)).squeeze(1)
+    assert torch.equal(chosen, best)
+    # one more point is worth one more logit, up to the network's small start
+    picked = masks.bool() & (points > 0)
+    assert torch.allclose(logits[picked], points[picked], atol=0.5)
+    plain = MovePolicyNet(MovePolicyConfig())
+    assert plain.points_prior is None and "points_prior" not in plain.state_dict()
+
+
+@pytest.mark.parametrize("prior", [-1.0, float("nan"), float("inf")])
+def test_a_points_prior_must_be_finite_and_not_negative(prior):
+    with pytest.raises(ValueError, match="points_prior must be a finite number >= 0"):
+        MovePolicyNet(MovePolicyConfig(points_prior=prior))
+
+
+def test_training_can_start_only_from_weights_with_the_same_prior(tmp_path):
+    path = export(MovePolicyNet(MovePolicyConfig(hidden=8, points_prior=1.0)), tmp_path / "p.pt",
+                  "test", {}, 0)  # fmt: skip
+    assert "points_prior" in start_weights(path, 8, 2.0)  # the learned value is kept
+    with pytest.raises(ValueError, match="both must be 0 or both above 0"):
+        start_weights(path, 8, 0.0)
 
 
 def test_a_saved_policy_loads_as_ckpt_and_plays_in_the_tile_mode_harness(tmp_path):

@@ -56,6 +56,9 @@ def test_smoke_run_exports_a_checkpoint_that_plays_without_the_library(
         (["--steps", "0"], "must be >= 1, got 0"),
         (["--lr", "nan"], "must be a finite number > 0"),
         (["--envs", "two"], "'two' is not an int"),
+        (["--prior", "-1"], "must be a finite number >= 0, got -1"),
+        (["--ent-coef", "inf"], "must be a finite number >= 0, got inf"),
+        (["--minutes", "0"], "must be a finite number > 0, got 0"),
     ],
 )
 def test_bad_recipe_options_are_refused_with_what_is_allowed(argv, message, capsys):
