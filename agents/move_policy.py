@@ -54,6 +54,11 @@ class MovePolicyConfig:
     # zero, an untrained policy already prefers the moves that score most (its argmax is
     # greedy), and training learns what to trade points for. Zero: no such term.
     points_prior: float = 0.0
+    # Zero: the value comes from its own head on the position. Above zero, each row's logit
+    # is also the move's afterstate value, in this many reward units per logit, and the
+    # position's value is their mean under the policy: the critic's regression then
+    # teaches the row network what each move is worth, as TD learning of afterstates does.
+    value_per_logit: float = 0.0
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -72,15 +77,19 @@ class MovePolicyNet(nn.Module):
         self.config = config = config or MovePolicyConfig()
         if config.layers < 1 or config.hidden < 1 or config.max_moves < 1:
             raise ValueError(f"unusable move-policy config {config}")
-        if not (math.isfinite(config.points_prior) and config.points_prior >= 0):
-            raise ValueError(f"points_prior must be a finite number >= 0, got {config}")
+        for name in ("points_prior", "value_per_logit"):
+            value = getattr(config, name)
+            if not (math.isfinite(value) and value >= 0):
+                raise ValueError(f"{name} must be a finite number >= 0, got {config}")
         h = config.hidden
         self.position_in = nn.Linear(NUM_POSITION_FEATURES, h)
         self.row_in = nn.Linear(NUM_ROW_FEATURES, h, bias=False)
         self.rows = nn.ModuleList(nn.Linear(h, h) for _ in range(config.layers - 1))
         self.logit = nn.Linear(h, 1)
-        self.value = nn.Sequential(
-            nn.Linear(NUM_POSITION_FEATURES + h, h), nn.ReLU(), nn.Linear(h, 1)
+        self.value = (
+            None
+            if config.value_per_logit
+            else nn.Sequential(nn.Linear(NUM_POSITION_FEATURES + h, h), nn.ReLU(), nn.Linear(h, 1))
         )
         nn.init.orthogonal_(self.logit.weight, 0.01)  # a near-uniform policy to start
         nn.init.zeros_(self.logit.bias)
@@ -108,6 +117,11 @@ class MovePolicyNet(nn.Module):
         if self.points_prior is not None:
             scores = scores + self.points_prior * picked[:, POINTS]
         logits = logits.index_put((batch, row), scores)
+        if self.value is None:
+            chance = torch.softmax(logits, dim=1)[batch, row]
+            each = chance * scores * self.config.value_per_logit
+            value = torch.zeros(len(position), dtype=x.dtype, device=x.device)
+            return logits, value.index_add(0, batch, each)
         pooled = torch.zeros(len(position), x.shape[-1], dtype=x.dtype, device=x.device)
         pooled = pooled.index_add(0, batch, x)
         count = torch.bincount(batch, minlength=len(position)).clamp(min=1)

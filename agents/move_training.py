@@ -28,6 +28,20 @@ from .registry import make_agent
 # The recipes' defaults (docs/integrations.md says how they were chosen).
 PRIOR = 0.0
 ENT_COEF = 0.01
+GAE_LAMBDA = 0.95
+VALUE = "position"
+
+
+def net_options(args: argparse.Namespace, reward_scale: float) -> dict:
+    """MovePolicyConfig's fields from a recipe's options. With ``--value afterstate`` a
+    logit is worth ``reward_scale / prior`` reward units, so that the prior's points are
+    the reward they bring."""
+    options = {"hidden": args.hidden, "points_prior": args.prior, "value_per_logit": 0.0}
+    if args.value == "afterstate":
+        if not args.prior:
+            raise SystemExit("--value afterstate needs --prior > 0: logits must be in points")
+        options["value_per_logit"] = reward_scale / args.prior
+    return options
 
 
 def positive_int(text: str) -> int:
@@ -63,6 +77,14 @@ def non_negative_float(text: str) -> float:
     return value
 
 
+def unit_float(text: str) -> float:
+    """An argparse type: a number in [0, 1]."""
+    value = non_negative_float(text)
+    if value > 1:
+        raise argparse.ArgumentTypeError(f"must be in [0, 1], got {text}")
+    return value
+
+
 def recipe_parser(description: str, out: str) -> argparse.ArgumentParser:
     """The options the SB3 and Tianshou recipes share, checked as they are parsed."""
     p = argparse.ArgumentParser(description=description)
@@ -82,6 +104,15 @@ def recipe_parser(description: str, out: str) -> argparse.ArgumentParser:
         help="the untrained policy's logits per point scored (0: none; MovePolicyConfig)",
     )  # fmt: skip
     p.add_argument("--ent-coef", type=non_negative_float, default=ENT_COEF, help="entropy bonus")
+    p.add_argument(
+        "--value", choices=("position", "afterstate"), default=VALUE,
+        help="the critic: a head on the position, or the rows' logits read as afterstate "
+        "values (needs --prior > 0; MovePolicyConfig.value_per_logit)",
+    )  # fmt: skip
+    p.add_argument(
+        "--gae-lambda", type=unit_float, default=GAE_LAMBDA,
+        help="GAE's lambda: lower leans on the value head, less on the noisy rest of the game",
+    )  # fmt: skip
     p.add_argument("--init", help="start from this move-policy checkpoint's weights")
     p.add_argument("--eval-every", type=positive_int, default=25_000, help="steps between points")
     p.add_argument("--eval-games", type=positive_int, default=40, help="quick-match games")
@@ -195,14 +226,15 @@ def export(net: MovePolicyNet, path: str | Path, library: str, train: dict, step
     return save_checkpoint(path, net, options, train, step=steps)
 
 
-def start_weights(path: str | Path, hidden: int, prior: float) -> dict:
+def start_weights(path: str | Path, options: dict) -> dict:
     """The weights of a move-policy checkpoint, to continue training from (``--init``);
-    ValueError if its width is not ``hidden`` or it has a points prior and ``prior`` is 0,
-    or the reverse (the learned prior is kept)."""
-    net, _ = load_checkpoint(path, expect_net={"hidden": hidden}, kind=MOVES_FORMAT)
-    if bool(net.config.points_prior) != bool(prior):
+    ValueError if its width or critic differs from ``options`` (``net_options``), or one of
+    the two has a points prior and the other not (the learned prior is kept)."""
+    expect = {k: options[k] for k in ("hidden", "value_per_logit")}
+    net, _ = load_checkpoint(path, expect_net=expect, kind=MOVES_FORMAT)
+    if bool(net.config.points_prior) != bool(options["points_prior"]):
         raise ValueError(
-            f"{path} has points_prior {net.config.points_prior}, this run --prior {prior}: "
-            "both must be 0 or both above 0"
+            f"{path} has points_prior {net.config.points_prior}, this run "
+            f"{options['points_prior']}: both must be 0 or both above 0"
         )
     return net.state_dict()

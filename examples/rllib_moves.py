@@ -31,7 +31,7 @@ import torch
 from tqdm import tqdm
 
 from agents.move_policy import MovePolicyConfig, MovePolicyNet
-from agents.move_training import ENT_COEF, PRIOR, Curve, export
+from agents.move_training import ENT_COEF, PRIOR, VALUE, Curve, export, net_options
 from qwirkle_env.move_mode import DEFAULT_MAX_MOVES
 from qwirkle_env.multi_agent import MultiAgentDictEnv
 
@@ -50,11 +50,17 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p.add_argument("--minibatch", type=int, default=500, help="SGD minibatch, in env steps")
     p.add_argument("--epochs", type=int, default=4, help="passes over each batch")
     p.add_argument("--lr", type=float, default=3e-4)
+    p.add_argument("--hidden", type=int, default=128, help="width of MovePolicyNet")
     p.add_argument(
         "--prior", type=float, default=PRIOR,
         help="the untrained policy's logits per point scored (0: none; MovePolicyConfig)",
     )  # fmt: skip
     p.add_argument("--ent-coef", type=float, default=ENT_COEF, help="entropy bonus")
+    p.add_argument(
+        "--value", choices=("position", "afterstate"), default=VALUE,
+        help="the critic: a head on the position, or the rows' logits read as afterstate "
+        "values (needs --prior > 0; MovePolicyConfig.value_per_logit)",
+    )  # fmt: skip
     p.add_argument("--envs", type=int, default=4, help="games per env runner, stepped together")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--eval-every", type=int, default=25_000, help="env steps between points")
@@ -78,6 +84,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
             ("minibatch", 1),
             ("epochs", 1),
             ("envs", 1),
+            ("hidden", 1),
             ("eval_every", 1),
             ("eval_games", 2),
         )
@@ -98,6 +105,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
             problems.append(f"--{name.replace('_', '-')} must be >= 0, got {getattr(args, name)}")
     if not args.out.endswith(".pt"):
         problems.append(f"--out must end in .pt (a checkpoint file), got {args.out!r}")
+    if args.value == "afterstate" and not args.prior:
+        problems.append("--value afterstate needs --prior > 0: logits must be in points")
     if problems:
         p.error("; ".join(problems))
     return args
@@ -136,7 +145,8 @@ def build(args: argparse.Namespace):
         def setup(self) -> None:
             # RLlib merges its default model options (vf_share_layers, ...) in: keep ours.
             given = self.model_config or {}
-            size = {k: given[k] for k in ("hidden", "layers", "points_prior") if k in given}
+            keep = ("hidden", "layers", "points_prior", "value_per_logit")
+            size = {k: given[k] for k in keep if k in given}
             self.net = MovePolicyNet(MovePolicyConfig(max_moves=int(self.action_space.n), **size))
 
         def _run(self, batch: dict) -> tuple[torch.Tensor, torch.Tensor]:
@@ -172,7 +182,8 @@ def build(args: argparse.Namespace):
             rl_module_spec=MultiRLModuleSpec(
                 rl_module_specs={
                     "shared": RLModuleSpec(
-                        module_class=MoveRLModule, model_config={"points_prior": args.prior}
+                        module_class=MoveRLModule,
+                        model_config=net_options(args, REWARD_SCALE[args.reward]),
                     )
                 }
             )
@@ -195,10 +206,10 @@ def build(args: argparse.Namespace):
     return config.build_algo()
 
 
-def learner_net(algo, prior: float) -> MovePolicyNet:
+def learner_net(algo, options: dict) -> MovePolicyNet:
     """A copy of the learner's network (the one the driver trains)."""
     (state,) = algo.learner_group.get_weights(module_ids=["shared"]).values()
-    config = MovePolicyConfig(max_moves=algo.config.env_config["max_moves"], points_prior=prior)
+    config = MovePolicyConfig(max_moves=algo.config.env_config["max_moves"], **options)
     net = MovePolicyNet(config)
     net.load_state_dict({key.removeprefix("net."): torch.as_tensor(v) for key, v in state.items()})
     return net
@@ -222,13 +233,15 @@ def main() -> None:
     )
     try:
         algo = build(args)
+        options = net_options(args, REWARD_SCALE[args.reward])
         train = {"library": "ray rllib PPO (self-play)", "reward": args.reward,
                  "seed": args.seed, "batch": args.batch, "epochs": args.epochs,
-                 "lr": args.lr, "prior": args.prior, "ent_coef": args.ent_coef}  # fmt: skip
+                 "lr": args.lr, "prior": args.prior, "ent_coef": args.ent_coef,
+                 "value": args.value}  # fmt: skip
         curve_path = args.out.removesuffix(".pt") + "_curve.csv"
         curve = Curve(curve_path, "greedy", args.eval_games, args.out, ("rllib", train))
         start = time.perf_counter()
-        curve.point(learner_net(algo, args.prior), 0)
+        curve.point(learner_net(algo, options), 0)
         steps, games, next_point = 0, 0, args.eval_every
         with tqdm(total=args.steps, unit="step", desc="rllib_moves") as bar:
             try:
@@ -245,13 +258,13 @@ def main() -> None:
                     bar.set_postfix(games=games, entropy=f"{entropy:.2f}")
                     if next_point <= steps < args.steps:
                         next_point += args.eval_every
-                        curve.point(learner_net(algo, args.prior), steps)
+                        curve.point(learner_net(algo, options), steps)
                     if args.max_minutes and time.perf_counter() - start > 60 * args.max_minutes:
                         print(f"--max-minutes {args.max_minutes} reached after {steps} env steps")
                         break
             except KeyboardInterrupt:  # Ctrl-C: stop early, keep what was learned
                 print(f"interrupted after {steps} env steps: exporting the policy so far")
-        net = learner_net(algo, args.prior)
+        net = learner_net(algo, options)
         if curve.rows[-1][0] != steps:  # the last point may already be at these steps
             curve.point(net, steps)
         wall = time.perf_counter() - start

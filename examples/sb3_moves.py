@@ -25,7 +25,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv
 from torch import nn
 
 from agents.move_policy import MovePolicyConfig, MovePolicyNet
-from agents.move_training import Curve, export, recipe_parser, start_weights
+from agents.move_training import Curve, export, net_options, recipe_parser, start_weights
 from qwirkle_env.spec import ENV_ID
 
 REWARD_SCALE = 0.1  # margin points -> reward: keeps the value loss near 1
@@ -112,9 +112,11 @@ def main() -> None:
     train = {"library": "stable-baselines3 MaskablePPO", "opponent": args.opponent,
              "seed": args.seed, "hidden": args.hidden, "lr": args.lr,
              "init": args.init,
-             "prior": args.prior, "ent_coef": args.ent_coef}  # fmt: skip
+             "prior": args.prior, "ent_coef": args.ent_coef,
+             "gae_lambda": args.gae_lambda, "value": args.value}  # fmt: skip
     curve_path = args.out.removesuffix(".pt") + "_curve.csv"
     curve = Curve(curve_path, args.opponent, games, args.out, ("sb3", train))
+    options = net_options(args, REWARD_SCALE)
     env = DummyVecEnv([make_env(args.opponent, args.seed + i) for i in range(args.envs)])
     n_steps = 64 if args.smoke else 512
     model = MaskablePPO(
@@ -124,17 +126,15 @@ def main() -> None:
         batch_size=min(256, n_steps * args.envs),
         n_epochs=4,
         learning_rate=args.lr,
-        policy_kwargs={"net_config": {"hidden": args.hidden, "points_prior": args.prior}},
+        policy_kwargs={"net_config": options},
         gamma=0.99,
-        gae_lambda=0.95,
+        gae_lambda=args.gae_lambda,
         ent_coef=args.ent_coef,
         seed=args.seed,
         device="cpu",
     )
     if args.init:
-        model.policy.mlp_extractor.net.load_state_dict(
-            start_weights(args.init, args.hidden, args.prior)
-        )
+        model.policy.mlp_extractor.net.load_state_dict(start_weights(args.init, options))
     start = time.perf_counter()
     curve.point(model.policy.mlp_extractor.net, 0)
     callback = CurveCallback(curve, every, start + 60 * args.minutes)

@@ -30,7 +30,7 @@ from tianshou.trainer import OnPolicyTrainerParams
 from torch import nn
 
 from agents.move_policy import MovePolicyConfig, MovePolicyNet
-from agents.move_training import Curve, export, recipe_parser, start_weights
+from agents.move_training import Curve, export, net_options, recipe_parser, start_weights
 from qwirkle_env.spec import ENV_ID
 
 REWARD_SCALE = 0.1  # margin points -> reward: keeps the value loss near 1
@@ -95,19 +95,17 @@ def main() -> None:
     collect = 64 if smoke else 2048
     train = {"library": "tianshou PPO", "opponent": args.opponent, "seed": args.seed,
              "hidden": args.hidden, "lr": args.lr, "init": args.init,
-             "prior": args.prior, "ent_coef": args.ent_coef}  # fmt: skip
+             "prior": args.prior, "ent_coef": args.ent_coef,
+             "gae_lambda": args.gae_lambda, "value": args.value}  # fmt: skip
     curve_path = args.out.removesuffix(".pt") + "_curve.csv"
     curve = Curve(curve_path, args.opponent, games, args.out, ("tianshou", train))
     envs = DummyVectorEnv([lambda: make_env(args.opponent) for _ in range(args.envs)])
     envs.seed(args.seed)
     probe = make_env(args.opponent)
-    net = MovePolicyNet(
-        MovePolicyConfig(
-            max_moves=int(probe.action_space.n), hidden=args.hidden, points_prior=args.prior
-        )
-    )
+    options = net_options(args, REWARD_SCALE)
+    net = MovePolicyNet(MovePolicyConfig(max_moves=int(probe.action_space.n), **options))
     if args.init:
-        net.load_state_dict(start_weights(args.init, args.hidden, args.prior))
+        net.load_state_dict(start_weights(args.init, options))
     policy = DiscreteActorPolicy(
         actor=Actor(net), action_space=probe.action_space, deterministic_eval=True
     )
@@ -119,7 +117,7 @@ def main() -> None:
         vf_coef=0.5,
         ent_coef=args.ent_coef,
         max_grad_norm=0.5,
-        gae_lambda=0.95,
+        gae_lambda=args.gae_lambda,
         gamma=0.99,
     )
     collector = Collector[CollectStats](

@@ -78,18 +78,36 @@ def test_an_untrained_policy_with_a_points_prior_plays_the_move_that_scores_most
     assert plain.points_prior is None and "points_prior" not in plain.state_dict()
 
 
+def test_an_afterstate_critic_is_the_policys_mean_of_the_rows_values(observations):
+    obs, masks = observations
+    net = MovePolicyNet(MovePolicyConfig(points_prior=1.0, value_per_logit=0.1))
+    logits, value = net(obs, masks)
+    chance = torch.softmax(logits, dim=1)
+    each = torch.where(masks.bool(), chance * logits * 0.1, torch.zeros_like(logits))
+    assert torch.allclose(value, each.sum(dim=1), atol=1e-5)
+    assert net.value is None  # no head of its own
+    # the critic's loss reaches the row network: it learns what each move is worth
+    value.sum().backward()
+    assert net.row_in.weight.grad.abs().sum() > 0
+
+
 @pytest.mark.parametrize("prior", [-1.0, float("nan"), float("inf")])
 def test_a_points_prior_must_be_finite_and_not_negative(prior):
     with pytest.raises(ValueError, match="points_prior must be a finite number >= 0"):
         MovePolicyNet(MovePolicyConfig(points_prior=prior))
+    with pytest.raises(ValueError, match="value_per_logit must be a finite number >= 0"):
+        MovePolicyNet(MovePolicyConfig(value_per_logit=prior))
 
 
 def test_training_can_start_only_from_weights_with_the_same_prior(tmp_path):
     path = export(MovePolicyNet(MovePolicyConfig(hidden=8, points_prior=1.0)), tmp_path / "p.pt",
                   "test", {}, 0)  # fmt: skip
-    assert "points_prior" in start_weights(path, 8, 2.0)  # the learned value is kept
+    options = {"hidden": 8, "points_prior": 2.0, "value_per_logit": 0.0}
+    assert "points_prior" in start_weights(path, options)  # the learned value is kept
     with pytest.raises(ValueError, match="both must be 0 or both above 0"):
-        start_weights(path, 8, 0.0)
+        start_weights(path, {**options, "points_prior": 0.0})
+    with pytest.raises(ValueError, match="value_per_logit: checkpoint 0.0 vs requested 0.1"):
+        start_weights(path, {**options, "value_per_logit": 0.1})
 
 
 def test_a_saved_policy_loads_as_ckpt_and_plays_in_the_tile_mode_harness(tmp_path):

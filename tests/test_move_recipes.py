@@ -59,6 +59,8 @@ def test_smoke_run_exports_a_checkpoint_that_plays_without_the_library(
         (["--prior", "-1"], "must be a finite number >= 0, got -1"),
         (["--ent-coef", "inf"], "must be a finite number >= 0, got inf"),
         (["--minutes", "0"], "must be a finite number > 0, got 0"),
+        (["--gae-lambda", "1.5"], "must be in [0, 1], got 1.5"),
+        (["--value", "q"], "invalid choice: 'q'"),
     ],
 )
 def test_bad_recipe_options_are_refused_with_what_is_allowed(argv, message, capsys):

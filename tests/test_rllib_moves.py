@@ -37,6 +37,7 @@ ex = load_example("rllib_moves")  # imports no Ray at module level
         (["--max-minutes", "-1"], "--max-minutes must be > 0"),
         (["--prior", "-1"], "--prior must be >= 0"),
         (["--ent-coef", "nan"], "--ent-coef must be >= 0"),
+        (["--value", "afterstate", "--prior", "0"], "--value afterstate needs --prior > 0"),
         (["--out", "runs/x.zip"], "--out must end in .pt"),
         (["--reward", "score"], "invalid choice: 'score'"),
     ],
