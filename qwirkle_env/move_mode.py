@@ -100,6 +100,7 @@ class MoveTable:
 
     @property
     def moves(self) -> list[tuple[str, tuple]]:
+        """Every row's move, in row order."""
         found = self._found
         n = found.num_placements
         placements, exchanges = found.placements, found.exchanges

@@ -39,7 +39,10 @@ class Position:
         rows: np.ndarray | None = None,
     ) -> None:
         if (placements is None) == (rows is None):
-            raise ValueError("give the legal placements either as tuples or as rows, not both")
+            raise ValueError(
+                "give the legal placements either as tuples (placements) or as rows (rows=): "
+                "exactly one of the two"
+            )
         self.board, self.hand, self.seat, self.scores = board, hand, seat, scores
         self.hand_sizes, self.bag_size, self.can_exchange = hand_sizes, bag_size, can_exchange
         self._placements, self._rows = placements, rows

@@ -202,6 +202,9 @@ def row_features(grid, g, r0, c0, placements, hand, bag_size, unseen, held, play
     for j in range(n_place):
         move = placements[j]
         k = move[0]
+        for s in range(k):  # the walks below read the grid unchecked: keep them on it
+            if not (0 < move[2 + 3 * s] - r0 < g - 1 and 0 < move[3 + 3 * s] - c0 < g - 1):
+                raise ValueError("a placement lies off the table's grid: not this board's move")
         for i in range(width):
             row[i] = context[i]
         for i in range(m):

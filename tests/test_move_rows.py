@@ -268,10 +268,20 @@ def test_a_position_holds_its_placements_as_tuples_or_rows():
     from_tuples = tuple_position(game)
     assert from_rows.placements == from_tuples.placements
     assert np.array_equal(from_rows.placement_rows, from_tuples.placement_rows)
-    with pytest.raises(ValueError, match="either as tuples or as rows"):
+    with pytest.raises(ValueError, match="exactly one of the two"):
         Position(game.board, [1], 0, [0, 0], [6, 6], 10, None, True)
-    with pytest.raises(ValueError, match="either as tuples or as rows"):
+    with pytest.raises(ValueError, match="exactly one of the two"):
         Position(game.board, [1], 0, [0, 0], [6, 6], 10, [], True, rows=np.zeros((0, 20)))
+
+
+def test_a_placement_off_the_grid_is_refused_not_read():
+    """A hand-made position whose placements are not its board's: the kernel refuses a
+    cell off the grid instead of reading past it."""
+    game = game_after(5, 4)
+    far = [((((10**6, 0), 3),), 1)]
+    pos = Position(game.board, [3], 0, [0, 0], [1, 6], 20, far, True)
+    with pytest.raises(ValueError, match="off the table's grid"):
+        move_rows(pos)
 
 
 def test_the_agents_rows_keep_the_lazy_lists_and_the_look_ahead():
