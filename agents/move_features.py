@@ -9,7 +9,6 @@ filled only for the few moves the agent shortlists (``Candidates.look_ahead``).
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -28,11 +27,12 @@ _AHEAD_SCALE = np.array([1.0 if name.endswith("goes_out") else POINT_SCALE
                          for name in LOOK_AHEAD_FEATURES])  # fmt: skip
 
 
-@dataclass
 class Candidates(MoveRows):
     """The env's move rows with the look-ahead columns, zero until ``look_ahead`` fills them."""
 
-    position: Position | None = None  # for the look ahead; None on an empty table
+    def __init__(self, *args, position: Position | None = None, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.position = position  # for the look ahead; None on an empty table
 
     def look_ahead(self, rows, rng: random.Random, how: LookAhead = DEFAULT_LOOK_AHEAD) -> None:
         """Fills the look-ahead features of these rows (a board copy each, so only for a
@@ -40,15 +40,15 @@ class Candidates(MoveRows):
         if self.position is None:
             return
         ahead = TurnLookAhead(self.position, rng, how)
-        n = len(self.placements)
         for i in rows:
-            if i < n and self.features[i, GOES_OUT]:
+            kind, what = self.move(i)
+            if kind == "place" and self.features[i, GOES_OUT]:
                 continue  # the game is over
-            items = self.placements[i] if i < n else ()
+            items = what if kind == "place" else ()
             self.features[i, _AHEAD] = np.divide(ahead.values(items, self.kept(i)), _AHEAD_SCALE)
 
 
 def candidates(pos: Position) -> Candidates:
     """Every legal move of the position with its feature row."""
     rows = move_rows(pos, extra=len(LOOK_AHEAD_FEATURES))
-    return Candidates(**vars(rows), position=pos if len(pos.board) else None)
+    return Candidates(**rows.parts(), position=pos if len(pos.board) else None)

@@ -159,5 +159,5 @@ class MovePolicyAgent(PlanningAgent):
             row = int(logits.argmax(dim=1))
         else:
             row = int(torch.multinomial(torch.softmax(logits, dim=1), 1, generator=self.gen))
-        kind, what = table.moves[row]
+        kind, what = table.move(row)
         return placement(what) if kind == "place" else exchange(what)

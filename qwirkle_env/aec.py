@@ -387,7 +387,7 @@ class raw_env(AECEnv, EzPickle):
             raise ValueError(
                 f"row {action} is masked: {agent} has {n} legal moves this turn, in rows 0..{n - 1}"
             )
-        kind, what = table.moves[int(action)]
+        kind, what = table.move(int(action))
         seat = self.game.current
         if kind == "place":
             gained = self.game.apply_placement(list(what), checked=True)

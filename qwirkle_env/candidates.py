@@ -5,7 +5,10 @@ and the move-value agent reads the same rows, adding look-ahead columns of its o
 row describes the move's *afterstate* from the mover's seat: the points it scores, the
 lines it leaves (a line of five is a Qwirkle for whoever holds its sixth tile), the tiles
 kept in hand (the "leave"), the bag and the scores. They are invariant to the colour/shape
-naming and cheap: they are read off the board's frontier records without copying the board.
+naming and cheap: read off the table as it is, without copying the board. ``move_rows``
+computes them in compiled code (``rowgen.py``, on the move generator's arrays);
+``reference_move_rows`` is the same in plain Python, bit for bit, and the tests hold the
+two together.
 
 | column | feature | meaning |
 |---|---|---|
@@ -36,7 +39,6 @@ naming and cheap: they are read off the board's frontier records without copying
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from itertools import chain
 
 import numpy as np
@@ -45,47 +47,107 @@ from .engine.board import Board
 from .engine.frontier import C_D, C_L, C_R, C_U, LEN_H, LEN_V, N_D, N_L, N_R, N_U
 from .engine.hand import HAND_SIZE, distinct_exchanges, remove_tiles
 from .engine.lines import ALL, COMPAT, ids_of
+from .engine.placements import rows_to_placements
 from .engine.tiles import COPIES, NUM_COLORS, NUM_SHAPES, NUM_TILES
-from .position import Position, chance_opponent_holds
+from .position import Position, chance_opponent_holds, rows_pay
+from .rowgen import (
+    NUM_CONTEXT,
+    NUM_ROW_FEATURES,
+    POINT_SCALE,
+    ROW_FEATURES,
+    empty_grid,
+    list_exchanges,
+    row_features,
+)
 from .spec import END_BONUS, MAX_LINE
 
-# Points are divided by this in the rows; a learned value is in the same unit.
-POINT_SCALE = 10.0
-
-ROW_FEATURES = (
-    # the position, the same for every move of a turn
-    "bag_share", "bag_empty", "bag_low", "lead_mean", "lead_max", "opp_tiles",
-    "three_players", "four_players",
-    # the move
-    "points", "exchange", "placed", "goes_out", "qwirkles",
-    # the lines through the placed tiles, after the move
-    "lines_2", "lines_3", "lines_4", "open_fives", "five_risk", "own_fives", "own_safe",
-    # the leave: the tiles kept in hand
-    "kept", "kept_distinct", "kept_duplicates", "kept_colour_group", "kept_shape_group",
-    "kept_synergy", "kept_playable", "kept_live",
-)  # fmt: skip
-NUM_ROW_FEATURES = len(ROW_FEATURES)
 GOES_OUT = ROW_FEATURES.index("goes_out")
 
+__all__ = [
+    "GOES_OUT", "NUM_ROW_FEATURES", "POINT_SCALE", "ROW_FEATURES", "MoveRows", "move_rows",
+    "reference_move_rows",
+]  # fmt: skip
 
-@dataclass
+
 class MoveRows:
     """The legal moves of a turn and their rows, in the engine's order: every placement
-    (as ``Game.placements_with_points`` lists them), then every distinct exchange."""
+    (as ``Game.placements_with_points`` lists them), then every distinct exchange.
 
-    placements: list  # ((cell, tile_id), ...) per placement, first rows
-    exchanges: list  # tile ids per exchange, the rows after the placements
-    points: np.ndarray  # float32, points scored now (end bonus included)
-    features: np.ndarray  # float32 (moves, NUM_ROW_FEATURES + extra columns)
-    hand: list[int]  # the mover's tiles
+    ``placements`` (``((cell, tile_id), ...)`` each) and ``exchanges`` (tile ids each) are
+    lists of tuples. The compiled rows hand them over as arrays instead
+    (``placement_rows``: ``Board.placement_rows``' form; ``exchange_rows``:
+    ``[size, ids...]``), and the tuples are made when first read: a turn plays one move."""
+
+    def __init__(
+        self,
+        placements: list | None,
+        exchanges: list | None,
+        points: np.ndarray,  # float32, points scored now (end bonus included)
+        features: np.ndarray,  # float32 (moves, NUM_ROW_FEATURES + extra columns)
+        hand: list[int],  # the mover's tiles
+        *,
+        placement_rows: np.ndarray | None = None,
+        exchange_rows: np.ndarray | None = None,
+    ) -> None:
+        if placements is None and placement_rows is None:
+            raise ValueError("MoveRows needs the placements, as tuples or as rows")
+        if exchanges is None and exchange_rows is None:
+            raise ValueError("MoveRows needs the exchanges, as tuples or as rows")
+        self._placements, self._placement_rows = placements, placement_rows
+        self._exchanges, self._exchange_rows = exchanges, exchange_rows
+        self.points, self.features, self.hand = points, features, hand
+
+    def parts(self) -> dict:
+        """The constructor's arguments, lazy forms kept: a subclass (the agents' rows with
+        look-ahead columns) is made from them without building any tuple."""
+        return {
+            "placements": self._placements, "exchanges": self._exchanges,
+            "points": self.points, "features": self.features, "hand": self.hand,
+            "placement_rows": self._placement_rows, "exchange_rows": self._exchange_rows,
+        }  # fmt: skip
+
+    @property
+    def placements(self) -> list:
+        """``((cell, tile_id), ...)`` per placement: the first rows."""
+        if self._placements is None:
+            self._placements = [
+                items for items, _ in rows_to_placements(self._placement_rows.tolist())
+            ]
+        return self._placements
+
+    @property
+    def exchanges(self) -> list:
+        """The tile ids of each exchange: the rows after the placements."""
+        if self._exchanges is None:
+            self._exchanges = [tuple(row[1 : 1 + row[0]]) for row in self._exchange_rows.tolist()]
+        return self._exchanges
+
+    @property
+    def num_placements(self) -> int:
+        """How many of the rows are placements (the first ones)."""
+        if self._placements is None:
+            return len(self._placement_rows)
+        return len(self._placements)
 
     def __len__(self) -> int:
         return len(self.points)
 
+    def __repr__(self) -> str:
+        n = self.num_placements
+        return f"MoveRows({n} placements, {len(self) - n} exchanges)"
+
     def move(self, i: int) -> tuple[str, tuple]:
-        """("place", items) or ("exchange", tile_ids) for row ``i``."""
-        n = len(self.placements)
-        return ("place", self.placements[i]) if i < n else ("exchange", self.exchanges[i - n])
+        """("place", items) or ("exchange", tile_ids) for row ``i``, made alone if the
+        lists are not made yet."""
+        n = self.num_placements
+        if i < n:
+            if self._placements is None:
+                return "place", rows_to_placements([self._placement_rows[i].tolist()])[0][0]
+            return "place", self._placements[i]
+        if self._exchanges is None:
+            row = self._exchange_rows[i - n].tolist()
+            return "exchange", tuple(row[1 : 1 + row[0]])
+        return "exchange", self._exchanges[i - n]
 
     def kept(self, i: int) -> list[int]:
         """The tiles the mover keeps after move ``i``."""
@@ -96,7 +158,66 @@ class MoveRows:
 
 def move_rows(pos: Position, extra: int = 0) -> MoveRows:
     """Every legal move of the position with its row; ``extra`` zero columns are appended
-    for a reader's own features."""
+    for a reader's own features.
+
+    Computed by the compiled kernel (``rowgen.py``) from the generator's rows; where the
+    placements come only as tuples (numba missing, or a crafted table without a grid) by
+    ``reference_move_rows``. The rows are the same, bit for bit."""
+    if not rows_pay(pos.board):
+        return reference_move_rows(pos, extra)
+    board = pos.board
+    grid, side, r0, c0 = board.code_grid if len(board) else _EMPTY
+    placements = pos.placement_rows
+    hand = np.array(sorted(pos.hand), np.int64)
+    exchanges = np.zeros((2 ** len(hand), len(hand) + 1), np.int64)
+    most = min(len(hand), pos.bag_size)
+    n_exchanges = list_exchanges(hand, most, exchanges) if pos.can_exchange else 0
+    unseen = pos.unseen()
+    opp_held = _opponents_hold(pos)
+    n = len(placements) + n_exchanges
+    features = np.zeros((n, NUM_ROW_FEATURES + extra), np.float32)
+    points = np.zeros(n, np.float32)
+    row_features(
+        grid, side, r0, c0, placements, hand, pos.bag_size, np.array(unseen, np.int64),
+        opp_held, _playable_types(board), _context(pos, NUM_ROW_FEATURES + extra, opp_held),
+        exchanges, n_exchanges, features, points,
+    )  # fmt: skip
+    return MoveRows(
+        None, None, points, features, list(pos.hand),
+        placement_rows=placements, exchange_rows=exchanges[:n_exchanges],
+    )  # fmt: skip
+
+
+_EMPTY = empty_grid()
+
+
+def _opponents_hold(pos: Position) -> int:
+    return sum(k for s, k in enumerate(pos.hand_sizes) if s != pos.seat)
+
+
+def _context(pos: Position, width: int, opp_held: int) -> np.ndarray:
+    """The position's columns (the same for every row), float64, the rest zero."""
+    n_players = len(pos.scores)
+    mine = pos.scores[pos.seat]
+    others = [s for i, s in enumerate(pos.scores) if i != pos.seat]
+    context = np.zeros(width, np.float64)
+    context[:NUM_CONTEXT] = (
+        pos.bag_size / NUM_TILES,
+        float(pos.bag_size == 0),
+        min(pos.bag_size, HAND_SIZE) / HAND_SIZE,
+        (mine - sum(others) / len(others)) / 50.0,
+        (mine - max(others)) / 50.0,
+        opp_held / (HAND_SIZE * (n_players - 1)),
+        float(n_players == 3),
+        float(n_players == 4),
+    )
+    return context
+
+
+def reference_move_rows(pos: Position, extra: int = 0) -> MoveRows:
+    """``move_rows`` in plain Python, from the placement tuples and the board's frontier
+    records: the reference the compiled rows are tested against (tests/test_move_rows.py),
+    and the path for tables the kernel does not take."""
     n_players = len(pos.scores)
     unseen = pos.unseen()
     opp_held = sum(k for s, k in enumerate(pos.hand_sizes) if s != pos.seat)

@@ -1,7 +1,8 @@
 """Numba if it is installed, else the same functions run as plain Python.
 
 Both rule implementations compile their hot loops with it: the batched simulator
-(``qwirkle_env.vector``) and the engine's move generator (``engine/movegen.py``). Without
+(``qwirkle_env.vector``) and the engine's move generator (``engine/movegen.py``), and so do
+the move mode's rows (``rowgen.py``). Without
 numba every kernel still runs, exactly, as plain Python (the simulator about 70 times
 slower: 8,200 against 560,000 steps/s at batch 256); ``COMPILED`` says which one you have.
 This module is the one place that imports numba, so the rest of ``qwirkle_env`` reads it

@@ -31,11 +31,9 @@ the rows that hold a move. ``split_observation`` turns it (or a batch) into the 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
-from .candidates import NUM_ROW_FEATURES, move_rows
+from .candidates import NUM_ROW_FEATURES, MoveRows, move_rows
 from .engine.tiles import COPIES, NUM_TILES, NUM_TYPES
 from .position import Position
 from .spec import HAND_SIZE, MAX_PLAYERS
@@ -85,36 +83,45 @@ def split_observation(obs, max_moves: int) -> tuple:
     return position, rows
 
 
-@dataclass
 class MoveTable:
-    """The rows of one turn, in the mode's order and cut to K."""
+    """The rows of one turn, in the mode's order and cut to K: ``rows`` (float32
+    ``(len, NUM_ROW_FEATURES)``), ``points`` (float32, each move's points now, end bonus
+    included), ``cut`` (legal moves left out, beyond K), ``position`` (what the mover knew:
+    the observation's first part) and the moves, ``("place", ((cell, tile_id), ...))`` or
+    ``("exchange", ids)``: all of them as ``moves``, one as ``move(i)`` (a step reads one,
+    so the list is made only when asked for)."""
 
-    moves: list[tuple[str, tuple]]  # ("place", ((cell, tile_id), ...)) or ("exchange", ids)
-    rows: np.ndarray  # float32 (len(moves), NUM_ROW_FEATURES)
-    points: np.ndarray  # float32, each move's points now (end bonus included)
-    cut: int  # legal moves left out (beyond K)
-    position: Position  # what the mover knew: the observation's first part
+    def __init__(self, found: MoveRows, keep: np.ndarray, position: Position) -> None:
+        self.rows = found.features[keep]
+        self.points = found.points[keep]
+        self.cut = len(found) - len(keep)
+        self.position = position
+        self._found, self._keep = found, keep.tolist()
+
+    @property
+    def moves(self) -> list[tuple[str, tuple]]:
+        """Every row's move, in row order."""
+        found = self._found
+        n = found.num_placements
+        placements, exchanges = found.placements, found.exchanges
+        return [("place", placements[i]) if i < n else ("exchange", exchanges[i - n])
+                for i in self._keep]  # fmt: skip
+
+    def move(self, i: int) -> tuple[str, tuple]:
+        """The move of row ``i``: ``moves[i]``, made alone."""
+        return self._found.move(self._keep[i])
 
     def __len__(self) -> int:
-        return len(self.moves)
+        return len(self._keep)
 
 
 def move_table(pos: Position, max_moves: int) -> MoveTable:
     """The legal moves of ``pos`` as the mode shows them."""
     found = move_rows(pos)
-    n_place = len(found.placements)
+    n_place = found.num_placements
     order = np.argsort(-found.points[:n_place], kind="stable")
     order = np.concatenate([order, np.arange(n_place, len(found))])
-    keep = order[:max_moves]
-    moves = [("place", items) for items in found.placements]
-    moves += [("exchange", ids) for ids in found.exchanges]
-    return MoveTable(
-        [moves[i] for i in keep.tolist()],
-        found.features[keep],
-        found.points[keep],
-        len(found) - len(keep),
-        pos,
-    )
+    return MoveTable(found, order[:max_moves], pos)
 
 
 def position_features(pos: Position) -> np.ndarray:

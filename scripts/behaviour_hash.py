@@ -36,10 +36,13 @@ def _feed(digest, *values) -> None:
             digest.update(json.dumps(value, sort_keys=True, default=repr).encode())
 
 
-def env_hash(num_players: int, reward: str, window: int, seeds: range) -> str:
+def env_hash(
+    num_players: int, reward: str, window: int | None, seeds: range, action_mode: str = "tiles"
+) -> str:
     digest = hashlib.sha256()
     for seed in seeds:
-        e = raw_env(num_players=num_players, reward=reward, window=window)
+        options = {"window": window} if window else {}
+        e = raw_env(num_players=num_players, reward=reward, action_mode=action_mode, **options)
         e.reset(seed=seed)
         rng = np.random.default_rng(seed)
         for agent in e.agent_iter():
@@ -81,6 +84,9 @@ def main() -> None:
     for players, reward, window in [(2, "win", 39), (3, "points", 39), (4, "margin", 25)]:
         name = f"env players={players} reward={reward} window={window}"
         print(name, env_hash(players, reward, window, seeds), flush=True)
+    for players, reward in [(2, "win"), (3, "points"), (4, "margin")]:  # rows: move features
+        name = f"env moves players={players} reward={reward}"
+        print(name, env_hash(players, reward, None, seeds, "moves"), flush=True)
     for players, reward, dense in [(2, "win", False), (3, "margin", False), (2, "points", True)]:
         name = f"vector players={players} reward={reward} dense={dense}"
         print(name, vector_hash(16, players, reward, dense, args.steps), flush=True)

@@ -28,6 +28,8 @@ from qwirkle_env.position import Position
 from qwirkle_env.spec import ENV_ID
 
 PLAYERS = (2, 3, 4)
+# every table of rows made here is checked against the Python reference, bit for bit
+pytestmark = pytest.mark.usefixtures("rows_agree")
 
 
 def play_rows(e, rng, on_step=None) -> list[int]:

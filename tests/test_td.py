@@ -51,6 +51,7 @@ def _crafted(board: Board, hand: list[Tile], bag: int = 50, hand_sizes=(6, 6)) -
 
 
 # --- features ---------------------------------------------------------------------------
+@pytest.mark.usefixtures("rows_agree")  # compiled rows = the Python reference
 def test_every_legal_move_is_a_candidate_once():
     for seed in range(5):
         game = game_at(seed, 6)
@@ -61,6 +62,7 @@ def test_every_legal_move_is_a_candidate_once():
         assert len(cands.exchanges) == len(game.legal_exchanges())
 
 
+@pytest.mark.usefixtures("rows_agree")  # compiled rows = the Python reference
 def test_features_are_the_same_from_a_view_and_from_the_game():
     game = game_at(3, 8)
     a = candidates(Position.of_game(game))
@@ -68,6 +70,7 @@ def test_features_are_the_same_from_a_view_and_from_the_game():
     assert np.array_equal(a.features, b.features) and np.array_equal(a.points, b.points)
 
 
+@pytest.mark.usefixtures("rows_agree")  # compiled rows = the Python reference
 def test_a_line_of_five_left_open_is_a_risk_feature():
     red = [Tile(Color.RED, s) for s in list(Shape)[:4]]
     board = Board({(0, i): t for i, t in enumerate(red)})
@@ -84,6 +87,7 @@ def test_a_line_of_five_left_open_is_a_risk_feature():
     assert f[F["points"]] == pytest.approx(5 / POINT_SCALE)
 
 
+@pytest.mark.usefixtures("rows_agree")  # compiled rows = the Python reference
 def test_keeping_the_sixth_tile_is_an_own_five():
     red = [Tile(Color.RED, s) for s in list(Shape)[:4]]
     board = Board({(0, i): t for i, t in enumerate(red)})
@@ -96,6 +100,7 @@ def test_keeping_the_sixth_tile_is_an_own_five():
     assert any(cands.features[i][F["qwirkles"]] == 1 for i in qwirkle)
 
 
+@pytest.mark.usefixtures("rows_agree")  # compiled rows = the Python reference
 def test_going_out_with_the_bag_empty_adds_the_bonus_and_the_reply_is_checked():
     board = Board({(0, 0): Tile(Color.RED, Shape.CIRCLE)})
     last = Tile(Color.RED, Shape.SQUARE)
@@ -111,6 +116,7 @@ def test_going_out_with_the_bag_empty_adds_the_bonus_and_the_reply_is_checked():
     assert kept[F["next_points"]] == 0  # the blue star fits nowhere next to two red tiles
 
 
+@pytest.mark.usefixtures("rows_agree")  # compiled rows = the Python reference
 def test_the_kept_tiles_best_next_move_is_looked_at():
     board = Board({(0, 0): Tile(Color.RED, Shape.CIRCLE)})
     square, diamond = Tile(Color.RED, Shape.SQUARE), Tile(Color.RED, Shape.DIAMOND)
@@ -121,6 +127,7 @@ def test_the_kept_tiles_best_next_move_is_looked_at():
     assert cands.kept(row) == [diamond.id]
 
 
+@pytest.mark.usefixtures("rows_agree")  # compiled rows = the Python reference
 def test_the_unknown_reply_is_dealt_from_the_unseen_tiles_reproducibly():
     game = game_at(4, 6)
     rows = []
@@ -131,6 +138,7 @@ def test_the_unknown_reply_is_dealt_from_the_unseen_tiles_reproducibly():
     assert np.array_equal(rows[0], rows[1]) and rows[0].max() > 0
 
 
+@pytest.mark.usefixtures("rows_agree")  # compiled rows = the Python reference
 def test_late_in_the_game_the_choice_is_made_among_moves_whose_reply_was_checked():
     game = game_at(2, 0)
     layers = MoveValueNet().numpy_layers()
@@ -156,6 +164,7 @@ def test_late_in_the_game_the_choice_is_made_among_moves_whose_reply_was_checked
     )
 
 
+@pytest.mark.usefixtures("rows_agree")  # compiled rows = the Python reference
 def test_exchange_rows_describe_the_leave():
     game = game_at(1, 4)
     cands = candidates(Position.of_game(game))

@@ -12,7 +12,8 @@ Two faces: the rules API on ``Tile`` objects (``score``, ``play``, ``legal_place
 ``fits``) and, for the env, the game and agents in their hot loops, the same rules on tile
 ids (0..35) and id masks: ``placements_with_points``, ``score_ids``, ``score_legal`` and
 ``place_legal`` (trusted: for placements already known legal), and the read-only views
-``tile_ids``, ``type_counts``, ``complete_types``, ``frontier`` and ``fit_masks``.
+``tile_ids``, ``type_counts``, ``complete_types``, ``frontier``, ``fit_masks`` and
+``code_grid``.
 """
 
 from __future__ import annotations
@@ -212,6 +213,16 @@ class Board:
     def fit_masks(self) -> dict[Cell, int]:
         """Each frontier cell some tile fits alone -> the mask of those types. Read-only."""
         return self._fits
+
+    @property
+    def code_grid(self) -> tuple[np.ndarray, int, int, int] | None:
+        """``(grid, side, r0, c0)``: the table as ``movegen.py``'s flat int16 grid of cell
+        codes, table cell ``(r0 + i, c0 + j)`` at index ``i * side + j``, at least
+        ``GRID_MARGIN`` cells inside its edge. None while the table is empty, and for a
+        crafted table too wide or too far out for a grid. Read-only: the board's own array."""
+        if self._grid is None:
+            return None
+        return self._grid, self._g, self._r0, self._c0
 
     def score_ids(self, items: list[tuple[Cell, int]]) -> int:
         """``score`` on ``[(cell, tile_id), ...]``: points if legal, else IllegalMove."""
