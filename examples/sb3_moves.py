@@ -14,6 +14,7 @@ project's checkpoint format, so it plays as ``ckpt:PATH`` without SB3 installed.
 
 from __future__ import annotations
 
+import math
 import time
 
 import gymnasium
@@ -79,7 +80,7 @@ class CurveCallback(BaseCallback):
     """A quick match against the opponent every ``every`` env steps; stops the training
     once ``deadline`` (a ``time.perf_counter()`` value) has passed."""
 
-    def __init__(self, curve: Curve, every: int, deadline: float) -> None:
+    def __init__(self, curve: Curve, every: int, deadline: float = math.inf) -> None:
         super().__init__()
         self.curve, self.every, self.next, self.deadline = curve, every, every, deadline
 
