@@ -224,6 +224,9 @@ def main() -> None:
 
     torch.set_num_threads(1)
     torch.manual_seed(args.seed)
+    # Ray starts its workers at niceness 15, so the env runner, which does all the
+    # sampling, starves beside any other busy process; this run's workers are its own.
+    os.environ.setdefault("RAY_worker_niceness", "0")
     ray.init(
         address="local",
         num_cpus=2,
