@@ -2,7 +2,9 @@
 
 A shared MLP reads [position ⊕ row] for each row of the table (``qwirkle_env.move_mode``)
 and gives it a logit; the rows that hold no move are masked. The value head reads the
-position with the mean of the rows' hidden features. This is the one torch module that the
+position with the mean of the rows' hidden features. Two options of ``MovePolicyConfig``
+change the start and the critic (a points prior, afterstate values); docs/integrations.md
+says what they did in training. This is the one torch module that the
 SB3, Tianshou and RLlib recipes (``examples/``) wrap; whatever library trained it, the
 weights are exported to the project's checkpoint format (``agents.checkpoint``) and play
 as ``ckpt:PATH`` without that library (``MovePolicyAgent``).
