@@ -29,6 +29,7 @@ from .registry import make_agent
 PRIOR = 0.0
 ENT_COEF = 0.01
 GAE_LAMBDA = 0.95
+VF_COEF = 0.5
 VALUE = "position"
 
 
@@ -109,6 +110,9 @@ def recipe_parser(description: str, out: str) -> argparse.ArgumentParser:
         help="the critic: a head on the position, or the rows' logits read as afterstate "
         "values (needs --prior > 0; MovePolicyConfig.value_per_logit)",
     )  # fmt: skip
+    p.add_argument(
+        "--vf-coef", type=non_negative_float, default=VF_COEF, help="the value loss's weight"
+    )
     p.add_argument(
         "--gae-lambda", type=unit_float, default=GAE_LAMBDA,
         help="GAE's lambda: lower leans on the value head, less on the noisy rest of the game",

@@ -114,7 +114,8 @@ def main() -> None:
              "seed": args.seed, "hidden": args.hidden, "lr": args.lr,
              "init": args.init,
              "prior": args.prior, "ent_coef": args.ent_coef,
-             "gae_lambda": args.gae_lambda, "value": args.value}  # fmt: skip
+             "gae_lambda": args.gae_lambda, "value": args.value,
+             "vf_coef": args.vf_coef}  # fmt: skip
     curve_path = args.out.removesuffix(".pt") + "_curve.csv"
     curve = Curve(curve_path, args.opponent, games, args.out, ("sb3", train))
     options = net_options(args, REWARD_SCALE)
@@ -131,6 +132,7 @@ def main() -> None:
         gamma=0.99,
         gae_lambda=args.gae_lambda,
         ent_coef=args.ent_coef,
+        vf_coef=args.vf_coef,
         seed=args.seed,
         device="cpu",
     )

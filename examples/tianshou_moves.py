@@ -96,7 +96,8 @@ def main() -> None:
     train = {"library": "tianshou PPO", "opponent": args.opponent, "seed": args.seed,
              "hidden": args.hidden, "lr": args.lr, "init": args.init,
              "prior": args.prior, "ent_coef": args.ent_coef,
-             "gae_lambda": args.gae_lambda, "value": args.value}  # fmt: skip
+             "gae_lambda": args.gae_lambda, "value": args.value,
+             "vf_coef": args.vf_coef}  # fmt: skip
     curve_path = args.out.removesuffix(".pt") + "_curve.csv"
     curve = Curve(curve_path, args.opponent, games, args.out, ("tianshou", train))
     envs = DummyVectorEnv([lambda: make_env(args.opponent) for _ in range(args.envs)])
@@ -114,7 +115,7 @@ def main() -> None:
         critic=Critic(net),
         optim=AdamOptimizerFactory(lr=args.lr),
         eps_clip=0.2,
-        vf_coef=0.5,
+        vf_coef=args.vf_coef,
         ent_coef=args.ent_coef,
         max_grad_norm=0.5,
         gae_lambda=args.gae_lambda,
