@@ -111,7 +111,9 @@ def test_set_order_is_pythons():
     out = np.empty(TABLE_SIZE, np.int64)
     for _ in range(3000):
         span = rng.choice([2, 6, 40, REACH_CELLS - 1])
-        cells = [(rng.randint(-span, span), rng.randint(-span, span)) for _ in range(rng.randint(1, 30))]
+        cells = [
+            (rng.randint(-span, span), rng.randint(-span, span)) for _ in range(rng.randint(1, 30))
+        ]
         keys = np.array([(r + REACH_CELLS) * 256 + c + REACH_CELLS for r, c in cells], np.int64)
         key_hashes = np.array([hashes[r + REACH_CELLS, c + REACH_CELLS] for r, c in cells])
         m = set_order(keys, key_hashes, len(cells), slots, scratch, out)
@@ -123,7 +125,11 @@ def test_set_order_is_pythons():
 def test_opening_rows_are_the_engines(size):
     rng = random.Random(size)
     out = np.zeros((4096, 20), np.int64)
-    hands = [mask_of(range(6)), mask_of(range(0, 36, 6)), *(mask_of(rng.sample(range(36), 6)) for _ in range(30))]
+    hands = [
+        mask_of(range(6)),
+        mask_of(range(0, 36, 6)),
+        *(mask_of(rng.sample(range(36), 6)) for _ in range(30)),
+    ]
     for hand in hands:
         expected = rows_of([p for p in opening_placements(hand) if not size or len(p[0]) == size])
         n = opening_rows(hand, size, out)

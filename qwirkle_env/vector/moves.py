@@ -11,7 +11,7 @@ games are those of the env's ``reset()`` without a seed (``tests/test_vector_mov
 |---|---|---|
 | observations | ``(N, 86 + K*28)`` float32 | ``move_mode``'s observation, from the seat to move |
 | masks | ``(N, K)`` int8 | 1 for the rows that hold a legal move |
-| rewards | ``(N, players)`` float64 | what each seat received in this step (as ``raw_env.rewards``) |
+| rewards | ``(N, players)`` float64 | each seat's reward in this step (``raw_env.rewards``) |
 | dones | ``(N,)`` bool | the game ended in this step |
 
 ``seats`` (also ``infos["seat"]``) is the seat to move in each game, the AEC env's
@@ -32,7 +32,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from ..jit import COMPILED, warn_if_slow
-from ..move_mode import check_moves_options, DEFAULT_MAX_MOVES, observation_size
+from ..move_mode import DEFAULT_MAX_MOVES, check_moves_options, observation_size
 from ..spec import REWARD_MODES, check_num_players
 from . import turns
 from .move_state import allocate
@@ -99,8 +99,12 @@ class VectorMoves:
             seeds = [int(seed) + i for i in range(n)]
         else:
             seeds = list(seed) if isinstance(seed, list | tuple | np.ndarray) else None
-            if seeds is None or len(seeds) != n or not all(
-                isinstance(x, int | np.integer) and not isinstance(x, bool) for x in seeds
+            if (
+                seeds is None
+                or len(seeds) != n
+                or not all(
+                    isinstance(x, int | np.integer) and not isinstance(x, bool) for x in seeds
+                )
             ):
                 raise ValueError(f"seed must be an int, None or a list of {n} ints, got {seed!r}")
         self._reset_slots(np.arange(n), seeds)
@@ -187,7 +191,9 @@ class VectorMoves:
     def _check(self, rows) -> np.ndarray:
         arr = np.asarray(rows)
         if arr.shape != (self.num_envs,):
-            raise ValueError(f"rows must have shape ({self.num_envs},), one per game; got {arr.shape}")
+            raise ValueError(
+                f"rows must have shape ({self.num_envs},), one per game; got {arr.shape}"
+            )
         if arr.dtype.kind not in "iu":
             raise ValueError(f"rows must be integers, got dtype {arr.dtype}")
         arr = arr.astype(np.int64, copy=False)
