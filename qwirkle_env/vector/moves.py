@@ -31,11 +31,13 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from ..engine.game import Game
 from ..jit import COMPILED, warn_if_slow
 from ..move_mode import DEFAULT_MAX_MOVES, check_moves_options, observation_size
 from ..spec import REWARD_MODES, check_num_players
 from . import turns
-from .move_state import allocate
+from .move_load import load_game
+from .move_state import BASE, GRID, allocate
 from .mt19937 import seed_key, seed_state
 from .setorder import cell_hashes
 
@@ -143,6 +145,37 @@ class VectorMoves:
         out = np.empty(self.num_envs, dtype=np.int64)
         turns.sample_rows(self.state.n_rows, rng.random(self.num_envs), out, 0, self.num_envs)
         return out
+
+    def load(self, i: int, game: Game) -> tuple[np.ndarray, np.ndarray]:
+        """Slot ``i`` continues the engine ``game`` from the start of its turn (bag order
+        and RNG included), as ``raw_env(action_mode="moves").reset(options={"game":
+        game})`` does; returns (observations, masks). On autoreset the slot's next game is
+        its own seeded one."""
+        self._require_reset("load")
+        if not isinstance(i, int | np.integer) or not 0 <= i < self.num_envs:
+            raise ValueError(f"slot must be an int in 0..{self.num_envs - 1}, got {i!r}")
+        load_game(self.state, int(i), game)
+        turns.show_games(self.state, np.array([i], np.int64))
+        return self._out(self.state.obs), self._out(self.state.mask)
+
+    def move(self, i: int, row: int) -> tuple[str, tuple]:
+        """The move behind row ``row`` of game i's table, in the env's form
+        (``MoveTable.move``): ``("place", (((r, c), tile_id), ...))`` in table coordinates,
+        or ``("exchange", tile_ids)``."""
+        self._require_reset("move")
+        if not isinstance(i, int | np.integer) or not 0 <= i < self.num_envs:
+            raise ValueError(f"game must be an int in 0..{self.num_envs - 1}, got {i!r}")
+        shown = int(self.state.n_rows[i])
+        if not isinstance(row, int | np.integer) or not 0 <= row < shown:
+            raise ValueError(f"game {i} has rows 0..{shown - 1}, got {row!r}")
+        m = self.state.moves[i, row].tolist()
+        if m[0] < 0:
+            return "exchange", tuple(m[3 : 3 - 2 * m[0] : 2])
+        cells = [divmod(p, GRID) for p in m[2 : 2 + 2 * m[0] : 2]]
+        tiles = m[3 : 3 + 2 * m[0] : 2]
+        return "place", tuple(
+            ((r - BASE, c - BASE), t) for (r, c), t in zip(cells, tiles, strict=True)
+        )
 
     @property
     def seats(self) -> np.ndarray:

@@ -28,7 +28,7 @@ from ..move_mode import (
     POS_UNSEEN,
     SCORE_SCALE,
 )
-from ..rowgen import NUM_CONTEXT, NUM_ROW_FEATURES, list_exchanges, row_features
+from ..rowgen import NUM_ROW_FEATURES, list_exchanges, row_features
 from ..spec import (
     COPIES,
     END_BONUS,
@@ -43,7 +43,7 @@ from ..spec import (
     win_share,
 )
 from .core import deal
-from .move_state import BASE, C_PLAYERS, C_REWARD, C_ROWS, C_STRICT, FRONT, GRID, MOVE_WIDTH
+from .move_state import BASE, C_PLAYERS, C_REWARD, C_ROWS, C_STRICT, FRONT, GRID
 from .mt19937 import shuffle
 from .setorder import MAX_ITEMS, REACH_CELLS, TABLE_SIZE, set_order
 
@@ -569,6 +569,14 @@ def reset_games(s, which):
         show(s, i, rows, features, points, exchanges)
 
 
+@njit(cache=True, nogil=True)
+def show_games(s, which):
+    """Shows the tables of the slots in ``which`` (after ``move_load``)."""
+    rows, features, points, exchanges = _scratch()
+    for i in which:
+        show(s, i, rows, features, points, exchanges)
+
+
 @njit(cache=True)
 def _scratch():
     return (np.empty((512, WIDTH), np.int64), np.empty((576, NUM_ROW_FEATURES), np.float32),
@@ -582,5 +590,12 @@ def sample_rows(n_rows, u, out, lo, hi):
         out[i] = int(u[i] * n_rows[i]) if n_rows[i] else -1
 
 
-__all__ = ["MOVE_WIDTH", "NUM_CONTEXT", "opening_rows", "play", "reset_games", "show",
-           "step_games"]  # fmt: skip
+__all__ = [
+    "opening_rows",
+    "play",
+    "reset_games",
+    "sample_rows",
+    "show",
+    "show_games",
+    "step_games",
+]
