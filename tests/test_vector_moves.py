@@ -32,10 +32,10 @@ def same_bits(a: np.ndarray, b: np.ndarray) -> bool:
     return a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
 
 
-def play_side_by_side(seed, n_slots, turns, games=None, **options):
+def play_side_by_side(seed, n_slots, turns, games=None, greedy=0.0, **options):
     """Steps ``n_slots`` envs and one simulator ``turns`` turns; asserts they agree at
-    every turn. With ``games`` (engine Games), both start from those positions instead of
-    fresh deals. Returns what was seen (turns, games ended, exchanges, rows cut...)."""
+    every turn. The rows are random, or row 0 (the highest score) with chance ``greedy``.
+    With ``games`` (engine Games), both start from those positions instead of fresh deals. Returns what was seen (turns, games ended, exchanges, rows cut...)."""
     vec = VectorMoves(n_slots, **options)
     env_options = {k: v for k, v in options.items() if k in ("num_players", "reward", "max_moves")}
     envs = [raw_env(action_mode="moves", **env_options) for _ in range(n_slots)]
@@ -61,7 +61,7 @@ def play_side_by_side(seed, n_slots, turns, games=None, **options):
             table = env.move_table()
             assert vec.state.cut[i] == table.cut, where
             seen["cut"] += table.cut
-            rows[i] = rng.randrange(len(table))
+            rows[i] = 0 if rng.random() < greedy else rng.randrange(len(table))
             assert vec.move(i, int(rows[i])) == table.move(int(rows[i])), where
             seen["exchanges"] += table.move(int(rows[i]))[0] == "exchange"
         obs, masks, rewards, dones, infos = vec.step(rows)
@@ -139,7 +139,9 @@ def test_plays_the_env_games_from_crafted_positions(players):
     games = [g for g in games if not g.over]
     games += [nearly_dead_table()] if players == 2 else []
     games += [skipping_game()] if players == 3 else []
-    seen = play_side_by_side(50 + players, len(games), 80, games=games, num_players=players)
+    seen = play_side_by_side(
+        50 + players, len(games), 80, games=games, greedy=0.8, num_players=players
+    )
     assert seen["games"] >= len(games) - 2, seen  # a few may exchange on for a while
     assert seen["dead"] >= (players == 2) and seen["skips"] >= (players == 3), seen
 
@@ -148,8 +150,10 @@ def test_plays_the_env_games_from_crafted_positions(players):
 @pytest.mark.parametrize("players", [2, 3, 4])
 @pytest.mark.parametrize("reward", ["win", "points", "margin"])
 def test_plays_the_env_games_long(players, reward):
+    """Random play (it exchanges often) and mostly greedy play (larger tables)."""
     seed = 1000 + 10 * players + ("win", "points", "margin").index(reward)
-    seen = play_side_by_side(seed, 8, 700, num_players=players, reward=reward)
+    greedy = {"win": 0.0, "points": 0.5, "margin": 0.9}[reward]
+    seen = play_side_by_side(seed, 8, 700, greedy=greedy, num_players=players, reward=reward)
     assert seen["games"] >= 30 and seen["bonus"] > 0, seen
 
 
