@@ -35,7 +35,8 @@ def same_bits(a: np.ndarray, b: np.ndarray) -> bool:
 def play_side_by_side(seed, n_slots, turns, games=None, greedy=0.0, **options):
     """Steps ``n_slots`` envs and one simulator ``turns`` turns; asserts they agree at
     every turn. The rows are random, or row 0 (the highest score) with chance ``greedy``.
-    With ``games`` (engine Games), both start from those positions instead of fresh deals. Returns what was seen (turns, games ended, exchanges, rows cut...)."""
+    With ``games`` (engine Games), both start from those positions instead of fresh deals.
+    Returns what was seen (turns, games ended, exchanges, rows cut...)."""
     vec = VectorMoves(n_slots, **options)
     env_options = {k: v for k, v in options.items() if k in ("num_players", "reward", "max_moves")}
     envs = [raw_env(action_mode="moves", **env_options) for _ in range(n_slots)]
