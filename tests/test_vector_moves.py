@@ -22,9 +22,9 @@ from test_vector import nearly_dead_table
 from qwirkle_env import Board, Color, Game, Shape, Tile, raw_env
 from qwirkle_env.engine.lines import mask_of
 from qwirkle_env.engine.placements import opening_placements, rows_of
+from qwirkle_env.vector.move_table import opening_rows
 from qwirkle_env.vector.moves import VectorMoves
 from qwirkle_env.vector.setorder import REACH_CELLS, TABLE_SIZE, cell_hashes, set_order
-from qwirkle_env.vector.turns import opening_rows
 
 
 def same_bits(a: np.ndarray, b: np.ndarray) -> bool:
