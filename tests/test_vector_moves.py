@@ -38,7 +38,8 @@ def play_side_by_side(seed, n_slots, turns, games=None, greedy=0.0, **options):
     With ``games`` (engine Games), both start from those positions instead of fresh deals.
     Returns what was seen (turns, games ended, exchanges, rows cut...)."""
     vec = VectorMoves(n_slots, **options)
-    env_options = {k: v for k, v in options.items() if k in ("num_players", "reward", "max_moves")}
+    shared = ("num_players", "reward", "max_moves", "strict_opening")
+    env_options = {k: v for k, v in options.items() if k in shared}
     envs = [raw_env(action_mode="moves", **env_options) for _ in range(n_slots)]
     obs, masks = vec.reset(seed=seed)
     for i, env in enumerate(envs):
@@ -94,6 +95,12 @@ def test_plays_the_env_games_cut_and_win_rewards():
     """A small K cuts rows (the cut is counted as the env counts it); "win" rewards."""
     seen = play_side_by_side(7, 2, 120, max_moves=24, reward="win")
     assert seen["games"] >= 2 and seen["cut"] > 0, seen
+
+
+def test_plays_the_env_games_relaxed_opening_on_two_threads():
+    """Any opening line (not only a largest group), 4 slots stepped by two threads."""
+    seen = play_side_by_side(31, 4, 80, strict_opening=False, threads=2, num_players=3)
+    assert seen["turns"] == 320 and seen["cut"] > 0, seen
 
 
 def greedy_until(game: Game, bag_left: int, rng: random.Random) -> Game:
