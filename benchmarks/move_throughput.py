@@ -14,8 +14,9 @@ step of one game is one turn):
   random legal row, ``step``), one game at a time: the same observations, built in Python
   around the same compiled rows.
 
-The cpu/wall column is how many cores the row kept busy on average: on a shared machine,
-read it beside the load average printed above the table. ``--compile`` also times the
+rows/turn is the mean number of rows shown (legal moves, at most K). cpu/wall is how many
+cores the row kept busy on average: on a shared machine, read it beside the load average
+printed above the table. ``--compile`` also times the
 first call in fresh processes, with an empty numba cache and then with the cache filled.
 
     python benchmarks/move_throughput.py --seconds 5
@@ -41,7 +42,7 @@ FIRST_CALL = (
 
 
 def measure_vector(batch: int, threads: int, policy: str, seconds: float, copy: bool = False):
-    """(turns/s, games/s, busy cores) of ``VectorMoves`` playing ``policy``."""
+    """(turns/s, rows shown per turn, busy cores) of ``VectorMoves`` playing ``policy``."""
     from qwirkle_env.vector.moves import VectorMoves
 
     vec = VectorMoves(batch, copy=copy, threads=threads)
@@ -54,27 +55,27 @@ def measure_vector(batch: int, threads: int, policy: str, seconds: float, copy: 
 
     for _ in range(10):  # warm: threads started, caches filled
         vec.step(rows())
-    turns = games = 0
+    turns = shown = 0
     wall, cpu = time.perf_counter(), time.process_time()
     while time.perf_counter() - wall < seconds:
-        _, _, _, dones, _ = vec.step(rows())
+        vec.step(rows())
         turns += batch
-        games += int(dones.sum())
+        shown += int(vec.state.n_rows.sum())
     elapsed = time.perf_counter() - wall
     busy = (time.process_time() - cpu) / elapsed
     vec.close()
-    return turns / elapsed, games / elapsed, busy
+    return turns / elapsed, shown / turns, busy
 
 
 def measure_env(seconds: float):
-    """The move-mode AEC env in env_throughput.py's loop: (turns/s, games/s, busy)."""
+    """The move-mode AEC env in env_throughput.py's loop: (turns/s, None, busy)."""
     from env_throughput import measure
 
     from qwirkle_env import raw_env
 
     wall, cpu = time.perf_counter(), time.process_time()
-    _, tps, gps, _ = measure(lambda: raw_env(action_mode="moves"), seconds, time.perf_counter)
-    return tps, gps, (time.process_time() - cpu) / (time.perf_counter() - wall)
+    _, tps, _, _ = measure(lambda: raw_env(action_mode="moves"), seconds, time.perf_counter)
+    return tps, None, (time.process_time() - cpu) / (time.perf_counter() - wall)
 
 
 def first_calls() -> tuple[float, float]:
@@ -129,9 +130,10 @@ def main() -> None:
         f"kernels ready in {ready:.1f} s{compiled}"
     )
     print(f"{'simulator':<30} {'rows':<7} {'batch':>5} {'threads':>7} {'turns/s':>9} "
-          f"{'games/s':>8} {'cpu/wall':>8} {'x env':>6}")  # fmt: skip
-    for name, policy, batch, threads, tps, gps, busy in rows:
-        print(f"{name:<30} {policy:<7} {batch:>5} {threads:>7} {tps:>9,.0f} {gps:>8,.1f} "
+          f"{'rows/turn':>9} {'cpu/wall':>8} {'x env':>6}")  # fmt: skip
+    for name, policy, batch, threads, tps, shown, busy in rows:
+        shown = "" if shown is None else f"{shown:.0f}"
+        print(f"{name:<30} {policy:<7} {batch:>5} {threads:>7} {tps:>9,.0f} {shown:>9} "
               f"{busy:>8.2f} {tps / env:>6.1f}")  # fmt: skip
     at_1024 = [r for r in rows if r[2] == 1024 and r[1] == "random" and not r[0].endswith("True")]
     top = max(at_1024, key=lambda r: r[4])
