@@ -1,12 +1,16 @@
-"""The batched simulator: a second, compiled implementation of the rules, for throughput.
+"""The batched simulators: second, compiled implementations of the rules, for throughput.
 
-``simulator`` steps many games at once; ``core`` and ``rules`` are its numba kernels,
-``state`` its arrays, ``compact`` its compact observation and mask, ``playout`` whole
-greedy turns on the engine's compiled move generator, ``mt19937`` the random generator it
-shares with the engine's seeds (``qwirkle_env.jit`` is the numba switch). It reads the rule
-facts from ``qwirkle_env.spec`` and never imports the PettingZoo env.
+``simulator`` steps many games at once one tile at a time (the env's tile mode); ``core``
+and ``rules`` are its numba kernels, ``state`` its arrays, ``compact`` its compact
+observation and mask, ``playout`` whole greedy turns on the engine's compiled move
+generator, ``mt19937`` the random generator it shares with the engine's seeds. ``moves``
+steps many games one whole turn at a time (the env's move mode): ``turns`` and
+``move_table`` are its kernels, ``move_state`` its arrays, ``setorder`` the order of the
+engine's frontier. ``qwirkle_env.jit`` is the numba switch. They read the rule facts from
+``qwirkle_env.spec`` and never import the PettingZoo env.
 """
 
+from .moves import VectorMoves
 from .simulator import COMPILED, VectorQwirkle
 
-__all__ = ["COMPILED", "VectorQwirkle"]
+__all__ = ["COMPILED", "VectorMoves", "VectorQwirkle"]

@@ -114,6 +114,43 @@ def bit_count(m) -> int:
 
 
 @kernel
+def deal(players, seeder, seeder_pos, rng, rng_pos, key, bag, hands, hand_n, i):
+    """Row i's next deal, as ``Game(players, seeder.randrange(2**63))``: seeds the game's
+    generator, shuffles the bag, fills the hands (sorted) and picks the opener; returns
+    (game seed, tiles left in the bag, opener, size of the forced opening). Both batched
+    simulators deal with it."""
+    seed = randrange63(seeder, seeder_pos, i)
+    seed_from_int63(rng, rng_pos, i, seed, key[i])
+    for t in range(NUM_TYPES):
+        for c in range(COPIES):
+            bag[i, COPIES * t + c] = t
+    shuffle(rng, rng_pos, i, bag[i], NUM_TILES)
+    best = 0
+    tied = 0  # seats with the largest group, as bits
+    for seat in range(players):
+        hand = hands[i, seat]
+        for j in range(HAND_SIZE):
+            hand[j] = bag[i, NUM_TILES - HAND_SIZE * seat - HAND_SIZE + j]
+        hand_n[i, seat] = HAND_SIZE
+        _sort(hand, HAND_SIZE)
+        size = _largest_group(_distinct(hand, HAND_SIZE))
+        if size > best:
+            best = size
+            tied = 0
+        if size == best:
+            tied |= 1 << seat
+    pick = 0 if bit_count(tied) == 1 else randbelow(rng, rng_pos, i, bit_count(tied))
+    opener = 0
+    for seat in range(players):
+        if tied >> seat & 1:
+            if pick == 0:
+                opener = seat
+                break
+            pick -= 1
+    return seed, NUM_TILES - HAND_SIZE * players, opener, best
+
+
+@kernel
 def new_game(s, i):
     """Deals slot i's next game, as ``Game(n, seeder.randrange(2**63), strict)``."""
     g = s.cfg[C_GRID]
@@ -130,36 +167,9 @@ def new_game(s, i):
     s.counts[i, :] = 0
     s.base[i, 0] = g // 2
     s.base[i, 1] = g // 2
-    seed = randrange63(s.seeder, s.seeder_pos, i)
-    s.game_seed[i] = seed
-    seed_from_int63(s.rng, s.rng_pos, i, seed, s.key[i])
-    for t in range(NUM_TYPES):
-        for c in range(COPIES):
-            s.bag[i, COPIES * t + c] = t
-    shuffle(s.rng, s.rng_pos, i, s.bag[i], NUM_TILES)
-    s.bag_n[i] = NUM_TILES
-    best = 0
-    tied = 0  # seats with the largest group, as bits
-    for seat in range(players):
-        hand = s.hands[i, seat]
-        for j in range(HAND_SIZE):
-            hand[j] = s.bag[i, NUM_TILES - HAND_SIZE * seat - HAND_SIZE + j]
-        s.hand_n[i, seat] = HAND_SIZE
-        _sort(hand, HAND_SIZE)
-        size = _largest_group(_distinct(hand, HAND_SIZE))
-        if size > best:
-            best = size
-            tied = 0
-        if size == best:
-            tied |= 1 << seat
-    s.bag_n[i] = NUM_TILES - HAND_SIZE * players
-    pick = 0 if bit_count(tied) == 1 else randbelow(s.rng, s.rng_pos, i, bit_count(tied))
-    for seat in range(players):
-        if tied >> seat & 1:
-            if pick == 0:
-                s.current[i] = seat
-                break
-            pick -= 1
+    s.game_seed[i], s.bag_n[i], s.current[i], best = deal(
+        players, s.seeder, s.seeder_pos, s.rng, s.rng_pos, s.key, s.bag, s.hands, s.hand_n, i
+    )
     s.opening[i] = best
     s.n_groups[i] = 0
     if s.cfg[C_STRICT]:

@@ -1,0 +1,254 @@
+"""Thousands of Qwirkle games stepped one whole turn at a time: the move mode, batched.
+
+``VectorMoves(n)`` is to ``raw_env(action_mode="moves")`` what ``VectorQwirkle`` is to the
+tile mode: ``n`` games in preallocated arrays that compiled kernels update in place
+(``turns.py`` plays the rows, ``move_table.py`` shows the tables), every seat of every
+game stepped by the caller (self-play). Slot ``i`` reset with seed ``s`` plays exactly
+the game ``raw_env(action_mode="moves").reset(seed=s)`` plays, and shows the same
+observation and mask at every turn, bit for bit; its later games are those of the env's
+``reset()`` without a seed (``tests/test_vector_moves.py``).
+
+| returned | shape, dtype | content |
+|---|---|---|
+| observations | ``(N, 86 + K*28)`` float32 | ``move_mode``'s observation, from the seat to move |
+| masks | ``(N, K)`` int8 | 1 for the rows that hold a legal move |
+| rewards | ``(N, players)`` float64 | each seat's reward in this step (``raw_env.rewards``) |
+| dones | ``(N,)`` bool | the game ended in this step |
+
+``seats`` (also ``infos["seat"]``) is the seat to move in each game, the AEC env's
+``agent_selection``. **Automatic reset** (the default): a game that ends is dealt its
+slot's next game in the same step, so its observation is already the new game's first
+turn; the ended game's scores are in ``infos["final_scores"]``. With ``autoreset=False``
+a finished game shows the position of its last mover with no rows, takes -1 as its
+action, and waits for ``reset_done()``. ``infos["moves_cut"]`` counts the legal moves
+left out of each table (beyond K), as the env's ``infos``.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from ..engine.game import Game
+from ..jit import COMPILED, warn_if_slow
+from ..move_mode import DEFAULT_MAX_MOVES, check_moves_options, observation_size
+from ..spec import REWARD_MODES, check_num_players
+from . import move_table, turns
+from .move_load import load_game
+from .move_state import BASE, GRID, allocate
+from .mt19937 import seed_key, seed_state
+from .setorder import cell_hashes
+
+__all__ = ["COMPILED", "VectorMoves"]
+
+
+class VectorMoves:
+    """``num_envs`` games of ``num_players`` players, one whole turn per step."""
+
+    def __init__(
+        self,
+        num_envs: int,
+        num_players: int = 2,
+        reward: str = "win",
+        strict_opening: bool = True,
+        max_moves: int | None = None,
+        autoreset: bool = True,
+        copy: bool = True,
+        threads: int | None = None,
+    ) -> None:
+        if not isinstance(num_envs, int) or isinstance(num_envs, bool) or num_envs < 1:
+            raise ValueError(f"num_envs must be a positive int, got {num_envs!r}")
+        check_num_players(num_players)
+        if reward not in REWARD_MODES:
+            raise ValueError(f"reward must be one of {REWARD_MODES}, got {reward!r}")
+        check_moves_options("moves", max_moves)
+        if threads is None:
+            # a thread per 256 games, up to the cores (benchmarks/batch_throughput.py)
+            threads = min(len(os.sched_getaffinity(0)), max(1, num_envs // 256))
+        if not isinstance(threads, int) or isinstance(threads, bool) or threads < 1:
+            raise ValueError(f"threads must be a positive int or None, got {threads!r}")
+        warn_if_slow()
+        self.num_envs = num_envs
+        self.num_players = num_players
+        self.reward_mode = reward
+        self.strict_opening = bool(strict_opening)
+        self.max_moves = DEFAULT_MAX_MOVES if max_moves is None else int(max_moves)
+        self.observation_size = observation_size(self.max_moves)
+        self.autoreset = bool(autoreset)
+        self.copy = bool(copy)
+        self.state = allocate(num_envs, num_players, reward, strict_opening, self.max_moves)
+        self._hashes = cell_hashes()
+        self._seeded = False
+        bounds = np.linspace(0, num_envs, min(threads, num_envs) + 1).astype(int)
+        self._ranges = [(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
+        self._pool = ThreadPoolExecutor(len(self._ranges)) if len(self._ranges) > 1 else None
+
+    # --- the API -------------------------------------------------------------------------
+    def reset(self, seed: int | list[int] | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """New games in every slot; returns (observations, masks). An int seeds slot i
+        with ``seed + i``; a list gives each slot's seed; None continues each slot's own
+        sequence (fresh random seeds the first time)."""
+        n = self.num_envs
+        if seed is None:
+            if self._seeded:
+                seeds = [None] * n
+            else:
+                sysrand = random.SystemRandom()
+                seeds = [sysrand.randrange(2**63) for _ in range(n)]
+        elif isinstance(seed, int | np.integer) and not isinstance(seed, bool):
+            seeds = [int(seed) + i for i in range(n)]
+        else:
+            seeds = list(seed) if isinstance(seed, list | tuple | np.ndarray) else None
+            if (
+                seeds is None
+                or len(seeds) != n
+                or not all(
+                    isinstance(x, int | np.integer) and not isinstance(x, bool) for x in seeds
+                )
+            ):
+                raise ValueError(f"seed must be an int, None or a list of {n} ints, got {seed!r}")
+        self._reset_slots(np.arange(n), seeds)
+        self._seeded = True
+        return self._out(self.state.obs), self._out(self.state.mask)
+
+    def step(self, rows) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict]:
+        """Every game's seat to move plays row ``rows[i]`` of its table (-1 for a finished
+        game when autoreset is off). Returns (observations, masks, rewards (N, players),
+        dones, infos)."""
+        self._require_reset("step")
+        rows = self._check(rows)
+        s = self.state
+        self._run(turns.step_games, s, rows, self.autoreset, self._hashes)
+        rewards = s.rewards[:, : self.num_players]
+        return (
+            self._out(s.obs),
+            self._out(s.mask),
+            rewards.copy() if self.copy else rewards,
+            s.done.copy(),
+            self._info(),
+        )
+
+    def reset_done(self) -> tuple[np.ndarray, np.ndarray]:
+        """Deals the slots whose game is over their next game (for ``autoreset=False``);
+        returns (observations, masks)."""
+        self._require_reset("reset_done")
+        which = np.flatnonzero(self.state.over)
+        self._reset_slots(which, [None] * len(which))
+        return self._out(self.state.obs), self._out(self.state.mask)
+
+    def sample_rows(self, rng: np.random.Generator | None = None) -> np.ndarray:
+        """A uniformly random legal row for every game (-1 for a finished one)."""
+        self._require_reset("sample_rows")
+        rng = np.random.default_rng() if rng is None else rng
+        out = np.empty(self.num_envs, dtype=np.int64)
+        turns.sample_rows(self.state.n_rows, rng.random(self.num_envs), out, 0, self.num_envs)
+        return out
+
+    def load(self, i: int, game: Game) -> tuple[np.ndarray, np.ndarray]:
+        """Slot ``i`` continues the engine ``game`` from the start of its turn (bag order
+        and RNG included), as ``raw_env(action_mode="moves").reset(options={"game":
+        game})`` does; returns (observations, masks). On autoreset the slot's next game is
+        its own seeded one."""
+        self._require_reset("load")
+        if not isinstance(i, int | np.integer) or not 0 <= i < self.num_envs:
+            raise ValueError(f"slot must be an int in 0..{self.num_envs - 1}, got {i!r}")
+        load_game(self.state, int(i), game)
+        move_table.show_games(self.state, np.array([i], np.int64))
+        return self._out(self.state.obs), self._out(self.state.mask)
+
+    def move(self, i: int, row: int) -> tuple[str, tuple]:
+        """The move behind row ``row`` of game i's table, in the env's form
+        (``MoveTable.move``): ``("place", (((r, c), tile_id), ...))`` in table coordinates,
+        or ``("exchange", tile_ids)``."""
+        self._require_reset("move")
+        if not isinstance(i, int | np.integer) or not 0 <= i < self.num_envs:
+            raise ValueError(f"game must be an int in 0..{self.num_envs - 1}, got {i!r}")
+        shown = int(self.state.n_rows[i])
+        if not isinstance(row, int | np.integer) or not 0 <= row < shown:
+            raise ValueError(f"game {i} has rows 0..{shown - 1}, got {row!r}")
+        m = self.state.moves[i, row].tolist()
+        if m[0] < 0:
+            return "exchange", tuple(m[3 : 3 - 2 * m[0] : 2])
+        cells = [divmod(p, GRID) for p in m[2 : 2 + 2 * m[0] : 2]]
+        tiles = m[3 : 3 + 2 * m[0] : 2]
+        return "place", tuple(
+            ((r - BASE, c - BASE), t) for (r, c), t in zip(cells, tiles, strict=True)
+        )
+
+    @property
+    def seats(self) -> np.ndarray:
+        """The seat to move in each game (the last mover's in a finished one)."""
+        self._require_reset("seats")
+        return self.state.current.copy()
+
+    def close(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown()
+            self._pool = None
+
+    # --- internals -----------------------------------------------------------------------
+    def _out(self, array: np.ndarray) -> np.ndarray:
+        return array.copy() if self.copy else array
+
+    def _info(self) -> dict:
+        s = self.state
+        p = self.num_players
+        return {
+            "seat": s.current.copy(),
+            "final_scores": s.final_scores[:, :p].copy(),
+            "moves_cut": s.cut.copy(),
+        }
+
+    def _require_reset(self, what: str) -> None:
+        if not self._seeded:
+            raise RuntimeError(f"call reset() before {what}(): there are no games yet")
+
+    def _run(self, kernel, *args) -> None:
+        """``kernel(*args, lo, hi)`` over every game, split across the threads."""
+        if self._pool is None:
+            kernel(*args, 0, self.num_envs)
+            return
+        jobs = [self._pool.submit(kernel, *args, lo, hi) for lo, hi in self._ranges]
+        for job in jobs:
+            job.result()
+
+    def _reset_slots(self, slots: np.ndarray, seeds: list) -> None:
+        s = self.state
+        for i, x in zip(slots, seeds, strict=True):
+            if x is not None:
+                seed_state(s.seeder, s.seeder_pos, int(i), seed_key(x))
+        turns.reset_games(s, slots.astype(np.int64))
+
+    def _check(self, rows) -> np.ndarray:
+        arr = np.asarray(rows)
+        if arr.shape != (self.num_envs,):
+            raise ValueError(
+                f"rows must have shape ({self.num_envs},), one per game; got {arr.shape}"
+            )
+        if arr.dtype.kind not in "iu":
+            raise ValueError(f"rows must be integers, got dtype {arr.dtype}")
+        arr = arr.astype(np.int64, copy=False)
+        s = self.state
+        live = ~s.over
+        shown = s.n_rows
+        bad = np.flatnonzero(live & ((arr < 0) | (arr >= shown)) | (~live & (arr != -1)))
+        if len(bad):
+            i = int(bad[0])
+            a = int(arr[i])
+            if not live[i]:
+                raise ValueError(
+                    f"row {a} for game {i}: this game is over and autoreset is off, so its "
+                    "row must be -1 (reset_done() deals the next game)"
+                )
+            if not 0 <= a < self.max_moves:
+                why = f"out of range: rows are 0..{self.max_moves - 1}"
+            else:
+                why = "masked"
+            raise ValueError(
+                f"row {a} for game {i} (player_{int(s.current[i])}) is {why}; this game has "
+                f"{int(shown[i])} legal moves, in rows 0..{int(shown[i]) - 1}"
+            )
+        return arr
