@@ -31,7 +31,7 @@ import torch
 from tqdm import tqdm
 
 from agents.move_policy import MovePolicyConfig, MovePolicyNet
-from agents.move_training import ENT_COEF, PRIOR, VALUE, Curve, export, net_options
+from agents.move_training import Curve, export, net_options
 from qwirkle_env.move_mode import DEFAULT_MAX_MOVES
 from qwirkle_env.multi_agent import MultiAgentDictEnv
 
@@ -52,12 +52,12 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p.add_argument("--lr", type=float, default=3e-4)
     p.add_argument("--hidden", type=int, default=128, help="width of MovePolicyNet")
     p.add_argument(
-        "--prior", type=float, default=PRIOR,
+        "--prior", type=float, default=0.0,
         help="the untrained policy's logits per point scored (0: none; MovePolicyConfig)",
     )  # fmt: skip
-    p.add_argument("--ent-coef", type=float, default=ENT_COEF, help="entropy bonus")
+    p.add_argument("--ent-coef", type=float, default=0.01, help="entropy bonus")
     p.add_argument(
-        "--value", choices=("position", "afterstate"), default=VALUE,
+        "--value", choices=("position", "afterstate"), default="position",
         help="the critic: a head on the position, or the rows' logits read as afterstate "
         "values (needs --prior > 0; MovePolicyConfig.value_per_logit)",
     )  # fmt: skip
