@@ -60,26 +60,26 @@ def positive_int(text: str) -> int:
     return value
 
 
-def positive_float(text: str) -> float:
-    """An argparse type: a finite number > 0."""
+def checked_float(text: str, ok, allowed: str) -> float:
+    """``text`` as a finite float for which ``ok`` holds, else an argparse error that says
+    what is ``allowed``."""
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not (np.isfinite(value) and value > 0):
-        raise argparse.ArgumentTypeError(f"must be a finite number > 0, got {text}")
+    if not (np.isfinite(value) and ok(value)):
+        raise argparse.ArgumentTypeError(f"must be {allowed}, got {text}")
     return value
+
+
+def positive_float(text: str) -> float:
+    """An argparse type: a finite number > 0."""
+    return checked_float(text, lambda v: v > 0, "a finite number > 0")
 
 
 def non_negative_float(text: str) -> float:
     """An argparse type: a finite number >= 0."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not (np.isfinite(value) and value >= 0):
-        raise argparse.ArgumentTypeError(f"must be a finite number >= 0, got {text}")
-    return value
+    return checked_float(text, lambda v: v >= 0, "a finite number >= 0")
 
 
 def unit_float(text: str) -> float:

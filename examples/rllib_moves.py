@@ -105,8 +105,10 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
             problems.append(f"--{name.replace('_', '-')} must be >= 0, got {getattr(args, name)}")
     if not args.out.endswith(".pt"):
         problems.append(f"--out must end in .pt (a checkpoint file), got {args.out!r}")
-    if args.value == "afterstate" and not args.prior:
-        problems.append("--value afterstate needs --prior > 0: logits must be in points")
+    try:  # the network's options, as the run will build them
+        net_options(args, REWARD_SCALE[args.reward])
+    except SystemExit as err:
+        problems.append(str(err))
     if problems:
         p.error("; ".join(problems))
     return args
