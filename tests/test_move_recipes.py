@@ -69,3 +69,11 @@ def test_bad_recipe_options_are_refused_with_what_is_allowed(argv, message, caps
     with pytest.raises(SystemExit):
         recipe_parser("a recipe", "runs/x.pt").parse_args(argv)
     assert message in capsys.readouterr().err
+
+
+def test_an_afterstate_critic_without_a_points_prior_is_refused():
+    from agents.move_training import net_options, recipe_parser
+
+    args = recipe_parser("a recipe", "runs/x.pt").parse_args(["--prior", "0"])
+    with pytest.raises(SystemExit, match="--value afterstate needs --prior > 0"):
+        net_options(args, 0.1)
