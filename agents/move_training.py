@@ -90,7 +90,7 @@ def unit_float(text: str) -> float:
     return value
 
 
-def recipe_parser(description: str, out: str) -> argparse.ArgumentParser:
+def recipe_parser(description: str, out: str, self_play: bool = False) -> argparse.ArgumentParser:
     """The options the SB3 and Tianshou recipes share, checked as they are parsed."""
     p = argparse.ArgumentParser(description=description)
     p.add_argument("--smoke", action="store_true", help="a tiny run: 256 steps, 2 games")
@@ -99,7 +99,12 @@ def recipe_parser(description: str, out: str) -> argparse.ArgumentParser:
         "--minutes", type=positive_float, default=55.0,
         help="stop training after this much wall time, whatever --steps says",
     )  # fmt: skip
-    p.add_argument("--opponent", default="greedy", help="the scripted opponent's spec")
+    p.add_argument(
+        "--opponent", default="greedy",
+        help="the scripted opponent's spec"
+        + (", or 'self': the learner's own network (the curve is then against greedy)"
+           if self_play else ""),
+    )  # fmt: skip
     p.add_argument("--envs", type=positive_int, default=4, help="games stepped together")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--hidden", type=positive_int, default=128, help="width of MovePolicyNet")

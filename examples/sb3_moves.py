@@ -5,7 +5,10 @@
     python examples/sb3_moves.py                      # the reference run (docs/integrations.md)
 
 One seat of ``gymnasium.make("qwirkle_env/Qwirkle-v0", opponent="greedy",
-action_mode="moves")`` against greedy, whose ``action_masks()`` feeds MaskablePPO. The
+action_mode="moves")`` against greedy, whose ``action_masks()`` feeds MaskablePPO; with
+``--opponent self`` the other seat is the learner's own network, sampling its moves (the
+env takes any agent with ``choose(view)`` as the opponent), and the curve is against
+greedy. The
 policy is the project's ``MovePolicyNet`` (a logit per candidate row from [position ⊕ row],
 a value from the position), put in SB3's policy as its latent network with identity heads.
 The reward is the dense score margin, scaled. At the end the network is exported to the
@@ -18,16 +21,18 @@ import math
 import time
 
 import gymnasium
+import numpy as np
 import torch
 from sb3_contrib import MaskablePPO
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.callbacks import BaseCallback
-from stable_baselines3.common.vec_env import DummyVecEnv
+from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv
 from torch import nn
 
-from agents.move_policy import MovePolicyConfig, MovePolicyNet
+from agents.move_policy import MovePolicyAgent, MovePolicyConfig, MovePolicyNet
 from agents.move_training import Curve, export, net_options, recipe_parser, start_weights
 from qwirkle_env.spec import ENV_ID
+from qwirkle_env.vector.single import VectorSingleAgent
 
 REWARD_SCALE = 0.1  # margin points -> reward: keeps the value loss near 1
 
@@ -76,6 +81,16 @@ class MovePolicy(MaskableActorCriticPolicy):
         return {**super()._get_constructor_parameters(), "net_config": self.net_config}
 
 
+class SelfOpponent(MovePolicyAgent):
+    """The learner's own network as the opponent seat: self-play through the gym view.
+
+    It samples its moves, as the learner does while collecting; ``net`` is set once the
+    model exists, and it is the very module PPO trains, so the opponent keeps up."""
+
+    def __init__(self) -> None:
+        super().__init__(MovePolicyNet(MovePolicyConfig()), greedy=False)
+
+
 class CurveCallback(BaseCallback):
     """A quick match against the opponent every ``every`` env steps; stops the training
     once ``deadline`` (a ``time.perf_counter()`` value) has passed."""
@@ -91,7 +106,68 @@ class CurveCallback(BaseCallback):
         return time.perf_counter() < self.deadline
 
 
-def make_env(opponent: str, seed: int):
+class FastMoves(VecEnv):
+    """SB3's VecEnv over the batched simulator (``VectorSingleAgent``): the same games as
+    the gym view, every game's table computed in compiled code and the opponent's moves
+    scored for all games at once. The observation and action spaces are the gym view's."""
+
+    def __init__(self, games: VectorSingleAgent, seed: int) -> None:
+        view = gymnasium.make(ENV_ID, action_mode="moves", max_moves=games.max_moves)
+        super().__init__(games.num_envs, view.observation_space, view.action_space)
+        view.close()
+        self.games, self.first_seed, self.actions = games, seed, None
+
+    def reset(self) -> np.ndarray:
+        obs, _ = self.games.reset(self.first_seed)
+        self.first_seed = None  # later resets continue each slot's own games
+        return obs
+
+    def step_async(self, actions: np.ndarray) -> None:
+        self.actions = np.asarray(actions, dtype=np.int64)
+
+    def step_wait(self):
+        obs, _, reward, done, info = self.games.step(self.actions)
+        infos = [{} for _ in range(self.num_envs)]
+        for i in np.flatnonzero(done):
+            seat = int(info["learner_seat"][i])
+            scores = info["final_scores"][i]
+            infos[i]["margin"] = float(scores[seat] - np.delete(scores, seat).max())
+        return obs, (reward * REWARD_SCALE).astype(np.float32), done, infos
+
+    def action_masks(self) -> np.ndarray:
+        return self.games.masks.astype(bool)
+
+    def env_method(self, method_name, *args, indices=None, **kwargs) -> list:
+        if method_name != "action_masks":
+            raise AttributeError(f"FastMoves has no per-game method {method_name!r}")
+        return list(self.action_masks()[self._get_indices(indices)])
+
+    def get_attr(self, attr_name, indices=None) -> list:
+        return [getattr(self, attr_name)] * len(self._get_indices(indices))
+
+    def set_attr(self, attr_name, value, indices=None) -> None:
+        raise AttributeError(f"FastMoves's games have no attribute to set ({attr_name!r})")
+
+    def env_is_wrapped(self, wrapper_class, indices=None) -> list:
+        return [False] * len(self._get_indices(indices))
+
+    def close(self) -> None:
+        self.games.close()
+
+
+def sampled_rows(net: MovePolicyNet, seed: int):
+    """The opponent of self-play in FastMoves: the learner's network, sampling its rows."""
+    gen = torch.Generator().manual_seed(seed)
+
+    @torch.no_grad()
+    def rows(observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        logits, _ = net(torch.from_numpy(observations), torch.from_numpy(masks))
+        return torch.multinomial(torch.softmax(logits, dim=1), 1, generator=gen)[:, 0].numpy()
+
+    return rows
+
+
+def make_env(opponent, seed: int):
     def build():
         env = gymnasium.make(
             ENV_ID, opponent=opponent, action_mode="moves", seat=None, reward="margin"
@@ -104,7 +180,12 @@ def make_env(opponent: str, seed: int):
 
 
 def main() -> None:
-    parser = recipe_parser(__doc__.split("\n")[0], "runs/sb3_moves/sb3_moves.pt")
+    parser = recipe_parser(__doc__.split("\n")[0], "runs/sb3_moves/sb3_moves.pt", self_play=True)
+    parser.add_argument(
+        "--fast",
+        action="store_true",
+        help="step the games in the batched simulator (VectorSingleAgent), not the gym view",
+    )
     args = parser.parse_args()
     torch.set_num_threads(1)
     steps, every, games = (
@@ -115,17 +196,27 @@ def main() -> None:
              "init": args.init,
              "prior": args.prior, "ent_coef": args.ent_coef,
              "gae_lambda": args.gae_lambda, "value": args.value,
-             "vf_coef": args.vf_coef}  # fmt: skip
+             "vf_coef": args.vf_coef, "fast": args.fast}  # fmt: skip
     curve_path = args.out.removesuffix(".pt") + "_curve.csv"
-    curve = Curve(curve_path, args.opponent, games, args.out, ("sb3", train))
+    selfplay = args.opponent.strip().lower() == "self"
+    against = "greedy" if selfplay else args.opponent
+    curve = Curve(curve_path, against, games, args.out, ("sb3", train))
     options = net_options(args, REWARD_SCALE)
-    env = DummyVecEnv([make_env(args.opponent, args.seed + i) for i in range(args.envs)])
-    n_steps = 64 if args.smoke else 512
+    if args.fast:
+        if not (selfplay or args.opponent.strip().lower() == "greedy"):
+            parser.error(f"--fast plays against 'greedy' or 'self', not {args.opponent!r}")
+        # self-play's opponent is the model's network, set once the model exists
+        env = FastMoves(VectorSingleAgent(args.envs, "greedy", reward="margin"), args.seed)
+        n_steps = max(8, (256 if args.smoke else 4096) // args.envs)
+    else:
+        opponents = [SelfOpponent() if selfplay else args.opponent for _ in range(args.envs)]
+        env = DummyVecEnv([make_env(o, args.seed + i) for i, o in enumerate(opponents)])
+        n_steps = 64 if args.smoke else 512
     model = MaskablePPO(
         MovePolicy,
         env,
         n_steps=n_steps,
-        batch_size=min(256, n_steps * args.envs),
+        batch_size=min(512 if args.fast else 256, n_steps * args.envs),
         n_epochs=4,
         learning_rate=args.lr,
         policy_kwargs={"net_config": options},
@@ -138,6 +229,11 @@ def main() -> None:
     )
     if args.init:
         model.policy.mlp_extractor.net.load_state_dict(start_weights(args.init, options))
+    if selfplay and args.fast:
+        env.games.opponent = sampled_rows(model.policy.mlp_extractor.net, args.seed)
+    elif selfplay:
+        for opponent in opponents:
+            opponent.net = model.policy.mlp_extractor.net
     start = time.perf_counter()
     curve.point(model.policy.mlp_extractor.net, 0)
     callback = CurveCallback(curve, every, start + 60 * args.minutes)

@@ -29,10 +29,17 @@ def run_example(name: str, argv: list[str], monkeypatch) -> None:
 
 
 @pytest.mark.parametrize(
-    ("example", "extra"), [("sb3_moves", "sb3_contrib"), ("tianshou_moves", "tianshou")]
+    ("example", "extra", "options"),
+    [
+        ("sb3_moves", "sb3_contrib", []),
+        ("sb3_moves", "sb3_contrib", ["--opponent", "self"]),
+        ("sb3_moves", "sb3_contrib", ["--fast", "--opponent", "self"]),
+        ("sb3_moves", "sb3_contrib", ["--fast"]),
+        ("tianshou_moves", "tianshou", []),
+    ],
 )
 def test_smoke_run_exports_a_checkpoint_that_plays_without_the_library(
-    example, extra, tmp_path, monkeypatch
+    example, extra, options, tmp_path, monkeypatch
 ):
     pytest.importorskip(extra)
     import torch
@@ -40,7 +47,8 @@ def test_smoke_run_exports_a_checkpoint_that_plays_without_the_library(
     threads = torch.get_num_threads()
     out = tmp_path / f"{example}.pt"
     try:
-        run_example(example, ["--smoke", "--envs", "2", "--out", str(out)], monkeypatch)
+        argv = ["--smoke", "--envs", "2", "--out", str(out), *options]
+        run_example(example, argv, monkeypatch)
     finally:
         torch.set_num_threads(threads)
     curve = out.with_name(f"{example}_curve.csv").read_text().splitlines()
@@ -77,3 +85,10 @@ def test_an_afterstate_critic_without_a_points_prior_is_refused():
     args = recipe_parser("a recipe", "runs/x.pt").parse_args(["--prior", "0"])
     with pytest.raises(SystemExit, match="--value afterstate needs --prior > 0"):
         net_options(args, 0.1)
+
+
+def test_the_fast_sb3_recipe_refuses_an_opponent_it_cannot_batch(monkeypatch, capsys):
+    pytest.importorskip("sb3_contrib")
+    with pytest.raises(SystemExit):
+        run_example("sb3_moves", ["--smoke", "--fast", "--opponent", "heuristic"], monkeypatch)
+    assert "--fast plays against 'greedy' or 'self', not 'heuristic'" in capsys.readouterr().err

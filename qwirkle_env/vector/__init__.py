@@ -6,11 +6,13 @@ observation and mask, ``playout`` whole greedy turns on the engine's compiled mo
 generator, ``mt19937`` the random generator it shares with the engine's seeds. ``moves``
 steps many games one whole turn at a time (the env's move mode): ``turns`` and
 ``move_table`` are its kernels, ``move_state`` its arrays, ``setorder`` the order of the
-engine's frontier. ``qwirkle_env.jit`` is the numba switch. They read the rule facts from
-``qwirkle_env.spec`` and never import the PettingZoo env.
+engine's frontier; ``single`` puts one learning seat in each of its games, the other seats
+played inside by a batched opponent. ``qwirkle_env.jit`` is the numba switch. They read
+the rule facts from ``qwirkle_env.spec`` and never import the PettingZoo env.
 """
 
 from .moves import VectorMoves
 from .simulator import COMPILED, VectorQwirkle
+from .single import VectorSingleAgent
 
-__all__ = ["COMPILED", "VectorMoves", "VectorQwirkle"]
+__all__ = ["COMPILED", "VectorMoves", "VectorQwirkle", "VectorSingleAgent"]

@@ -114,12 +114,14 @@ class VectorMoves:
         self._seeded = True
         return self._out(self.state.obs), self._out(self.state.mask)
 
-    def step(self, rows) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict]:
+    def step(self, rows, wait=None) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, dict]:
         """Every game's seat to move plays row ``rows[i]`` of its table (-1 for a finished
-        game when autoreset is off). Returns (observations, masks, rewards (N, players),
-        dones, infos)."""
+        game when autoreset is off). ``wait``, a bool per game, holds the games marked
+        True where they are (their row must be -1): a caller that moves some seats itself
+        (an opponent inside a learner's env) steps only the games where they are to move.
+        Returns (observations, masks, rewards (N, players), dones, infos)."""
         self._require_reset("step")
-        rows = self._check(rows)
+        rows = self._check(rows, wait)
         s = self.state
         self._run(turns.step_games, s, rows, self.autoreset, self._hashes)
         rewards = s.rewards[:, : self.num_players]
@@ -222,7 +224,7 @@ class VectorMoves:
                 seed_state(s.seeder, s.seeder_pos, int(i), seed_key(x))
         turns.reset_games(s, slots.astype(np.int64))
 
-    def _check(self, rows) -> np.ndarray:
+    def _check(self, rows, wait=None) -> np.ndarray:
         arr = np.asarray(rows)
         if arr.shape != (self.num_envs,):
             raise ValueError(
@@ -233,6 +235,18 @@ class VectorMoves:
         arr = arr.astype(np.int64, copy=False)
         s = self.state
         live = ~s.over
+        if wait is not None:
+            wait = np.asarray(wait)
+            if wait.shape != (self.num_envs,) or wait.dtype != bool:
+                raise ValueError(
+                    f"wait must be a bool array of shape ({self.num_envs},), got "
+                    f"{wait.dtype} {wait.shape}"
+                )
+            held = np.flatnonzero(wait & (arr != -1))
+            if len(held):
+                i = int(held[0])
+                raise ValueError(f"game {i} waits this step, so its row must be -1, got {arr[i]}")
+            live = live & ~wait
         shown = s.n_rows
         bad = np.flatnonzero(live & ((arr < 0) | (arr >= shown)) | (~live & (arr != -1)))
         if len(bad):
