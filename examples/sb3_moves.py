@@ -111,6 +111,8 @@ class FastMoves(VecEnv):
     the gym view, every game's table computed in compiled code and the opponent's moves
     scored for all games at once. The observation and action spaces are the gym view's."""
 
+    render_mode = None  # SB3 asks; the batched games draw nothing
+
     def __init__(self, games: VectorSingleAgent, seed: int) -> None:
         view = gymnasium.make(ENV_ID, action_mode="moves", max_moves=games.max_moves)
         super().__init__(games.num_envs, view.observation_space, view.action_space)
