@@ -2,13 +2,15 @@
 
     pip install -e ".[sb3]"
     python examples/sb3_moves.py --smoke              # a few seconds: CI's run
-    python examples/sb3_moves.py                      # the reference run (docs/integrations.md)
+    python examples/sb3_moves.py --steps 3000000 --eval-every 50000 --eval-games 100
+                                                      # the reference run: 55 min
+                                                      # (docs/integrations.md)
 
-One seat of ``gymnasium.make("qwirkle_env/Qwirkle-v0", opponent="greedy",
-action_mode="moves")`` against greedy, whose ``action_masks()`` feeds MaskablePPO; with
-``--opponent self`` the other seat is the learner's own network, sampling its moves (the
-env takes any agent with ``choose(view)`` as the opponent), and the curve is against
-greedy. The
+One seat of ``gymnasium.make("qwirkle_env/Qwirkle-v0", opponent=..., action_mode="moves")``,
+whose ``action_masks()`` feeds MaskablePPO. By default the opponent is the learner's own
+network, sampling its moves (self-play: the env takes any agent with ``choose(view)`` as
+the opponent); ``--opponent greedy`` (or another spec) trains against a scripted agent.
+The curve is against greedy either way. The
 policy is the project's ``MovePolicyNet`` (a logit per candidate row from [position ⊕ row],
 a value from the position), put in SB3's policy as its latent network with identity heads.
 The reward is the dense score margin, scaled. At the end the network is exported to the
@@ -17,6 +19,7 @@ project's checkpoint format, so it plays as ``ckpt:PATH`` without SB3 installed.
 
 from __future__ import annotations
 
+import argparse
 import math
 import time
 
@@ -35,6 +38,10 @@ from qwirkle_env.spec import ENV_ID
 from qwirkle_env.vector.single import VectorSingleAgent
 
 REWARD_SCALE = 0.1  # margin points -> reward: keeps the value loss near 1
+# The shipped policy's settings (docs/integrations.md): self-play, the plain position
+# critic, a small entropy bonus; the shared recipe defaults suit a greedy opponent.
+DEFAULTS = {"opponent": "self", "prior": 0.0, "value": "position", "ent_coef": 0.01,
+            "gae_lambda": 0.95, "vf_coef": 1.0}  # fmt: skip
 
 
 class MoveLatent(nn.Module):
@@ -181,39 +188,35 @@ def make_env(opponent, seed: int):
     return build
 
 
-def main() -> None:
-    parser = recipe_parser(__doc__.split("\n")[0], "runs/sb3_moves/sb3_moves.pt", self_play=True)
-    parser.add_argument(
+def parser() -> argparse.ArgumentParser:
+    """The recipe's options: the shared ones with this recipe's defaults, and ``--fast``."""
+    p = recipe_parser(__doc__.split("\n")[0], "runs/sb3_moves/sb3_moves.pt", self_play=True)
+    p.set_defaults(**DEFAULTS)
+    p.add_argument(
         "--fast",
         action="store_true",
         help="step the games in the batched simulator (VectorSingleAgent), not the gym view",
     )
-    args = parser.parse_args()
-    torch.set_num_threads(1)
-    steps, every, games = (
-        (256, 128, 2) if args.smoke else (args.steps, args.eval_every, args.eval_games)
-    )
-    train = {"library": "stable-baselines3 MaskablePPO", "opponent": args.opponent,
-             "seed": args.seed, "hidden": args.hidden, "lr": args.lr,
-             "init": args.init,
-             "prior": args.prior, "ent_coef": args.ent_coef,
-             "gae_lambda": args.gae_lambda, "value": args.value,
-             "vf_coef": args.vf_coef, "fast": args.fast}  # fmt: skip
-    curve_path = args.out.removesuffix(".pt") + "_curve.csv"
+    return p
+
+
+def build(args: argparse.Namespace, n_steps: int | None = None) -> MaskablePPO:
+    """MaskablePPO with MovePolicy on the env the options ask for: the gym view's games
+    (``--envs`` of them, the opponent in each) or FastMoves; self-play's opponent is the
+    model's own network. ``n_steps``: env steps per game between updates (the recipe's
+    own unless given)."""
     selfplay = args.opponent.strip().lower() == "self"
-    against = "greedy" if selfplay else args.opponent
-    curve = Curve(curve_path, against, games, args.out, ("sb3", train))
     options = net_options(args, REWARD_SCALE)
     if args.fast:
         if not (selfplay or args.opponent.strip().lower() == "greedy"):
-            parser.error(f"--fast plays against 'greedy' or 'self', not {args.opponent!r}")
+            raise SystemExit(f"--fast plays against 'greedy' or 'self', not {args.opponent!r}")
         # self-play's opponent is the model's network, set once the model exists
         env = FastMoves(VectorSingleAgent(args.envs, "greedy", reward="margin"), args.seed)
-        n_steps = max(8, (256 if args.smoke else 4096) // args.envs)
+        n_steps = n_steps or max(8, (256 if args.smoke else 4096) // args.envs)
     else:
         opponents = [SelfOpponent() if selfplay else args.opponent for _ in range(args.envs)]
         env = DummyVecEnv([make_env(o, args.seed + i) for i, o in enumerate(opponents)])
-        n_steps = 64 if args.smoke else 512
+        n_steps = n_steps or (64 if args.smoke else 512)
     model = MaskablePPO(
         MovePolicy,
         env,
@@ -229,18 +232,38 @@ def main() -> None:
         seed=args.seed,
         device="cpu",
     )
+    net = model.policy.mlp_extractor.net
     if args.init:
-        model.policy.mlp_extractor.net.load_state_dict(start_weights(args.init, options))
+        net.load_state_dict(start_weights(args.init, options))
     if selfplay and args.fast:
-        env.games.opponent = sampled_rows(model.policy.mlp_extractor.net, args.seed)
+        env.games.opponent = sampled_rows(net, args.seed)
     elif selfplay:
         for opponent in opponents:
-            opponent.net = model.policy.mlp_extractor.net
+            opponent.net = net
+    return model
+
+
+def main() -> None:
+    args = parser().parse_args()
+    torch.set_num_threads(1)
+    steps, every, games = (
+        (256, 128, 2) if args.smoke else (args.steps, args.eval_every, args.eval_games)
+    )
+    train = {"library": "stable-baselines3 MaskablePPO", "opponent": args.opponent,
+             "seed": args.seed, "hidden": args.hidden, "lr": args.lr,
+             "init": args.init,
+             "prior": args.prior, "ent_coef": args.ent_coef,
+             "gae_lambda": args.gae_lambda, "value": args.value,
+             "vf_coef": args.vf_coef, "fast": args.fast}  # fmt: skip
+    curve_path = args.out.removesuffix(".pt") + "_curve.csv"
+    against = "greedy" if args.opponent.strip().lower() == "self" else args.opponent
+    curve = Curve(curve_path, against, games, args.out, ("sb3", train))
+    model = build(args)
+    net = model.policy.mlp_extractor.net
     start = time.perf_counter()
-    curve.point(model.policy.mlp_extractor.net, 0)
+    curve.point(net, 0)
     callback = CurveCallback(curve, every, start + 60 * args.minutes)
     model.learn(total_timesteps=steps, callback=callback, progress_bar=True)
-    net = model.policy.mlp_extractor.net
     curve.point(net, model.num_timesteps)
     wall = time.perf_counter() - start
     train.update(env_steps=model.num_timesteps, wall_s=round(wall))
