@@ -3,14 +3,14 @@
     python train.py                       # the default run: TD self-play, then a table
     python train.py train --name long --total-games 30000 ...
     python train.py ppo --total-steps 6000 ...   # the tile-level masked-PPO learner
-    python train.py evaluate --agents ckpt:checkpoints/qwirkle_ppo.pt greedy --games 400
-    python train.py play --opponent ckpt:checkpoints/qwirkle_ppo.pt
+    python train.py evaluate --agents learned greedy --games 400
+    python train.py play --opponent learned
 
 ``train`` (the default) trains the move-value network by TD(lambda) self-play
-(agents.td); ``ppo`` trains the tile-level policy on the env's own action space
-(agents.ppo). Both write runs/<name>/: checkpoints/ (latest.pt, final.pt, and one per
+(agents.move_value.td); ``ppo`` trains the tile-level policy on the env's own action space
+(agents.tile_ppo.ppo). Both write runs/<name>/: checkpoints/ (latest.pt, final.pt, and one per
 evaluation), metrics.csv, learning_curve.png and config.json. Every hyper-parameter of
-agents.td.TDConfig and agents.ppo.PPOConfig is an option of its command.
+agents.move_value.td.TDConfig and agents.tile_ppo.ppo.PPOConfig is an option of its command.
 """
 
 from __future__ import annotations
@@ -21,10 +21,10 @@ import sys
 import time
 from pathlib import Path
 
-from agents.network import NetConfig
-from agents.ppo import BACKENDS, PPOConfig
-from agents.td import TDConfig
-from agents.value_net import ValueNetConfig
+from agents.move_value.network import ValueNetConfig
+from agents.move_value.td import TDConfig
+from agents.tile_ppo.network import NetConfig
+from agents.tile_ppo.ppo import BACKENDS, PPOConfig
 
 HELP = {
     "num_players": "seats per game (2-4)",
@@ -165,7 +165,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_run_options(t, 100, "random,greedy")
     t.add_argument("--processes", type=int, default=2, help="processes for the final table")
     add_config_options(t)
-    e = sub.add_parser("evaluate", help="duplicate-deal tournament (agents.evaluate)")
+    e = sub.add_parser("evaluate", help="duplicate-deal tournament (agents.evaluation.harness)")
     e.add_argument("--agents", nargs="+", required=True, help="specs: ckpt:PATH greedy random")
     e.add_argument("--games", type=int, default=400, help="games per lineup (default 400)")
     e.add_argument("--players", type=int, default=2, help="seats per game (default 2)")
@@ -254,7 +254,7 @@ def check_final_options(args: argparse.Namespace) -> list[str]:
 
 
 def final_table(ckpt: Path, opponents: list[str], args, num_players: int, processes: int) -> None:
-    from agents.evaluate import run_tournament
+    from agents.evaluation.harness import run_tournament
 
     for opp in opponents:
         res = run_tournament(
@@ -266,9 +266,10 @@ def final_table(ckpt: Path, opponents: list[str], args, num_players: int, proces
 
 def cmd_train(args: argparse.Namespace) -> Path:
     """TD self-play for the move-value network, then the final table."""
-    from agents.checkpoint import VALUE_FORMAT, load_checkpoint, save_checkpoint
-    from agents.td import train
-    from agents.td_run import TDRun, env_options
+    from agents.checkpoint import load_checkpoint, save_checkpoint
+    from agents.move_value.network import MoveValueNet
+    from agents.move_value.run import TDRun, env_options
+    from agents.move_value.td import train
 
     cfg = td_config_from_args(args)
     opponents = check_final_options(args)
@@ -276,7 +277,7 @@ def cmd_train(args: argparse.Namespace) -> Path:
     if args.resume:
         try:
             features = {"features": env_options(cfg.look_ahead())["features"]}
-            net, _ = load_checkpoint(args.resume, features, cfg.net.to_dict(), VALUE_FORMAT)
+            net, _ = load_checkpoint(args.resume, features, cfg.net.to_dict(), kind=MoveValueNet)
         except ValueError as err:
             raise SystemExit(f"--resume: {err}") from None
         initial = net.state_dict()
@@ -298,15 +299,18 @@ def cmd_train(args: argparse.Namespace) -> Path:
 
 def cmd_ppo(args: argparse.Namespace) -> Path:
     from agents.checkpoint import load_checkpoint, save_checkpoint
-    from agents.ppo import train
-    from agents.runlog import Run
+    from agents.tile_ppo.network import PolicyValueNet
+    from agents.tile_ppo.ppo import train
+    from agents.tile_ppo.run import Run
 
     cfg = config_from_args(args)
     opponents = check_final_options(args)
     name = args.name or time.strftime("ppo-%Y%m%d-%H%M%S")
     initial = None
     if args.resume:
-        net, _ = load_checkpoint(args.resume, cfg.env_options(), cfg.net.to_dict())
+        net, _ = load_checkpoint(
+            args.resume, cfg.env_options(), cfg.net.to_dict(), kind=PolicyValueNet
+        )
         initial = net.state_dict()
     run = Run(cfg, Path(args.out) / name, initial, bar=not args.no_progress)
     start = time.time()
@@ -327,7 +331,7 @@ def cmd_ppo(args: argparse.Namespace) -> Path:
 def cmd_evaluate(args: argparse.Namespace) -> None:
     import torch
 
-    from agents.evaluate import run_tournament
+    from agents.evaluation.harness import run_tournament
 
     torch.set_num_threads(args.threads)  # 1: much faster when the cores are shared
     if args.fast:
@@ -338,17 +342,20 @@ def cmd_evaluate(args: argparse.Namespace) -> None:
 
 
 def fast_evaluate(args: argparse.Namespace) -> None:
-    """The checkpoint against each other agent, all games batched (agents.quickeval)."""
+    """The checkpoint against each other agent, all games batched (agents.tile_ppo.quickeval)."""
     from agents.checkpoint import load_checkpoint
-    from agents.quickeval import win_rate
-    from agents.stats import wilson
+    from agents.evaluation.stats import wilson
+    from agents.registry import checkpoint_path
+    from agents.tile_ppo.network import PolicyValueNet
+    from agents.tile_ppo.quickeval import win_rate
     from qwirkle_env.spec import DEFAULT_WINDOW
 
     first = args.agents[0]
-    if not first.lower().startswith("ckpt:") or args.players != 2:
-        raise SystemExit("--fast needs a ckpt:PATH first agent and 2 players")
+    path = checkpoint_path(first)
+    if path is None or args.players != 2:
+        raise SystemExit("--fast needs a checkpoint first (ckpt:PATH, tile-ppo) and 2 players")
     try:
-        net, _ = load_checkpoint(first[5:])
+        net, _ = load_checkpoint(path, kind=PolicyValueNet)
     except ValueError as err:
         raise SystemExit(f"--fast batches tile-level PPO policies only: {err}") from None
     print("| agent | opponent | games | win share | 95% CI | mean margin | wall s |")

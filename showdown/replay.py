@@ -239,7 +239,7 @@ def replay_harness_game(
                 f"this game seats {spec!r}; open it with that checkpoint offered by the "
                 "server (python train.py serve --ckpt PATH)"
             )
-    # The harness's seeds: agents/evaluate.py run_tournament.
+    # The harness's seeds: agents/evaluation/harness.py run_tournament.
     rs = random.Random(f"{seed}:{lineup}:{deal}:{rot}")
     agent_seeds = [rs.randrange(2**31) for _ in range(n)]
     table = Table(specs, seed=env_seed, agent_seeds=agent_seeds)

@@ -92,7 +92,7 @@ def test_sb3_maskable_ppo(tmp_path, one_thread):
         small.step(action)
         big.step(ex.uncrop(action, ex.WINDOW, 39))
     assert small.game.scores == big.game.scores
-    pytest.importorskip("agents.evaluate")
+    pytest.importorskip("agents.evaluation.harness")
     table = ex.evaluate(str(path), "random", games=2)
     assert "sb3:path=" in table
 

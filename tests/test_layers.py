@@ -102,7 +102,7 @@ def test_each_rule_fact_is_written_once_in_spec():
         for path in sorted((ROOT / folder).rglob("*.py")):
             if path.name == "spec.py":
                 continue
-            # agents.move_features.NUM_FEATURES counts move features, another quantity
+            # agents.move_value.features.NUM_FEATURES counts move features, another quantity
             shared = facts - {"NUM_FEATURES"} if folder == "agents" else facts
             for node in ast.parse(path.read_text(), str(path)).body:
                 targets = []

@@ -23,9 +23,9 @@ import numpy as np
 import pytest
 from conftest import assert_same_rows
 
-from agents.baselines import exchange_rule
-from agents.heuristic import Evaluator, Weights
-from agents.move_features import candidates
+from agents.move_value.features import candidates
+from agents.scripted.baselines import exchange_rule
+from agents.scripted.heuristic import Evaluator, Weights
 from qwirkle_env import Board, Color, Game, Shape, Tile, move_mode, position, rowgen
 from qwirkle_env import candidates as candidates_module
 from qwirkle_env.candidates import NUM_ROW_FEATURES, move_rows, reference_move_rows

@@ -20,8 +20,8 @@ import numpy as np
 import pytest
 from conftest import reference_placements
 
-from agents.baselines import best_by_points, best_row, exchange_rule
-from agents.heuristic import Evaluator, Weights
+from agents.scripted.baselines import best_by_points, best_row, exchange_rule
+from agents.scripted.heuristic import Evaluator, Weights
 from qwirkle_env import Board, Color, Game, Shape, Tile
 from qwirkle_env.engine import board as board_module
 from qwirkle_env.engine import movegen

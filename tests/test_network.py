@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from agents.network import (
+from agents.tile_ppo.network import (
     MASKED_LOGIT,
     NetConfig,
     PolicyValueNet,

@@ -24,7 +24,7 @@ import httpx2  # noqa: E402
 import uvicorn  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
 
-from agents.evaluate import run_tournament  # noqa: E402
+from agents.evaluation.harness import run_tournament  # noqa: E402
 from agents.registry import AGENTS  # noqa: E402
 from qwirkle_env.engine.game import Game  # noqa: E402
 from showdown.app import Store, create_app  # noqa: E402
@@ -279,7 +279,7 @@ class _Flaky:
     OPTIONS: dict = {}
 
     def __init__(self) -> None:
-        from agents.baselines import GreedyAgent
+        from agents.scripted.baselines import GreedyAgent
 
         self.inner, self.failed = GreedyAgent(), False
 
@@ -502,7 +502,7 @@ def test_the_server_stops_within_5_s_while_agents_think(sig, results):
 
 def test_a_game_at_the_table_stops_at_the_exchange_run_cap_and_its_record_replays(client):
     from agents.base import PlanningAgent, exchange
-    from agents.baselines import GreedyAgent
+    from agents.scripted.baselines import GreedyAgent
 
     class Exchanger(PlanningAgent):
         """Trades its whole hand whenever the rules allow: a blocked table, as it plays."""

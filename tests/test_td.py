@@ -13,21 +13,20 @@ import pytest
 import torch
 
 import train
-from agents.checkpoint import VALUE_FORMAT, load_checkpoint, save_checkpoint
-from agents.evaluate import play_game as play_env_game
-from agents.look_ahead import LookAhead
-from agents.move_features import FEATURES, NUM_MOVE_FEATURES, POINT_SCALE, candidates
-from agents.network import NetConfig, PolicyValueNet
+from agents.checkpoint import load_checkpoint, save_checkpoint
+from agents.evaluation.harness import play_game as play_env_game
+from agents.move_value.agent import ValueAgent, move_values, pick, select
+from agents.move_value.features import FEATURES, NUM_MOVE_FEATURES, POINT_SCALE, candidates
+from agents.move_value.look_ahead import LookAhead
+from agents.move_value.network import MoveValueNet, ValueNetConfig
+from agents.move_value.run import env_options
+from agents.move_value.td import TDConfig, Trajectory, lambda_returns, play_game, targets
 from agents.registry import make_agent
-from agents.search import margin
-from agents.td import TDConfig, Trajectory, lambda_returns, play_game, targets
-from agents.td_run import env_options
-from agents.value_agent import ValueAgent, move_values, pick, select
-from agents.value_net import MoveValueNet, ValueNetConfig
+from agents.tile_ppo.network import NetConfig, PolicyValueNet
 from qwirkle_env import Board, Color, Game, Shape, Tile
 from qwirkle_env.engine.lines import mask_of
 from qwirkle_env.position import Position, chance_opponent_holds
-from qwirkle_env.spec import win_reward
+from qwirkle_env.spec import margin, win_reward
 from qwirkle_env.view import PlayerView
 
 torch.set_num_threads(1)
@@ -212,7 +211,7 @@ def test_numpy_and_torch_forward_agree():
     net = MoveValueNet()
     torch.nn.init.normal_(net.out.weight)
     x = np.random.default_rng(0).normal(size=(50, NUM_MOVE_FEATURES)).astype(np.float32)
-    from agents.value_net import values
+    from agents.move_value.network import values
 
     expected = net(torch.from_numpy(x)).detach().numpy()
     assert np.allclose(values(net.numpy_layers(), x), expected, atol=1e-5)
@@ -256,7 +255,7 @@ def test_self_play_returns_are_the_margin_after_the_first_move_plus_the_result(p
         if seat not in first:
             first[seat] = scores[seat] - (sum(scores) - scores[seat]) / (players - 1)
     for seat, traj in enumerate(trajs):
-        final = margin(game, seat)
+        final = margin(game.scores, seat)
         expected = (final - first[seat]) / POINT_SCALE + 2.0 * win_reward(game.scores, seat)
         assert float(traj.rewards.sum()) == pytest.approx(expected, abs=1e-4)
     one, _, _ = play_game(layers, 6, 3, 0.2, "greedy", 2.0)
@@ -297,10 +296,10 @@ def test_value_checkpoint_is_an_agent_that_plays_through_the_env(value_ckpt):
 
 def test_each_loader_refuses_the_other_kind_by_name(value_ckpt, tmp_path):
     with pytest.raises(ValueError, match="holds a move-value network.*tile-level"):
-        load_checkpoint(value_ckpt)  # the PPO loader's default kind
+        load_checkpoint(value_ckpt, kind=PolicyValueNet)
     ppo = save_checkpoint(tmp_path / "p.pt", PolicyValueNet(NetConfig(8, 1, 16)), {}, {}, 0)
     with pytest.raises(ValueError, match="holds a tile-level masked-PPO policy"):
-        load_checkpoint(ppo, kind=VALUE_FORMAT)
+        load_checkpoint(ppo, kind=MoveValueNet)
     torch.save({"format": "qwirkle-ppo-v0"}, tmp_path / "old.pt")
     with pytest.raises(ValueError, match="not a qwirkle-env checkpoint"):
         make_agent(f"ckpt:{tmp_path / 'old.pt'}")
@@ -334,7 +333,7 @@ def test_default_command_trains_and_prints_a_table(tmp_path, capsys):
     assert (run / "learning_curve.png").stat().st_size > 1000
     assert (run / "metrics.csv").read_text().startswith("games,")
     assert "eval_win_greedy" in (run / "evals.csv").read_text()
-    net, meta = load_checkpoint(run / "checkpoints" / "final.pt", kind=VALUE_FORMAT)
+    net, meta = load_checkpoint(run / "checkpoints" / "final.pt", kind=MoveValueNet)
     assert meta["train"]["total_games"] == 6 and net.config.hidden == 8
     out = capsys.readouterr().out
     assert "| greedy" in out and "95% CI" in out
@@ -421,10 +420,10 @@ def test_the_agent_plays_with_the_look_ahead_it_was_trained_with(tmp_path):
 FORKED_MATCH = """
 import sys, torch
 from agents.checkpoint import save_checkpoint
-from agents.evaluate import run_tournament
-from agents.look_ahead import LookAhead
-from agents.td_run import env_options
-from agents.value_net import MoveValueNet, ValueNetConfig
+from agents.evaluation.harness import run_tournament
+from agents.move_value.look_ahead import LookAhead
+from agents.move_value.run import env_options
+from agents.move_value.network import MoveValueNet, ValueNetConfig
 torch.set_num_threads(2)
 torch.ones(512, 512) @ torch.ones(512, 512)  # the parent's OpenMP pool is running
 path = save_checkpoint(sys.argv[1], MoveValueNet(ValueNetConfig(hidden=256)),

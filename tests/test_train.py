@@ -8,9 +8,9 @@ import pytest
 import torch
 
 import train  # noqa: E402
-from agents.checkpoint import FORMAT, VERSION, _digest, load_checkpoint
-from agents.network import NetConfig, PolicyValueNet
-from agents.ppo import PPOConfig
+from agents.checkpoint import TILE_FORMAT, VERSION, _digest, load_checkpoint
+from agents.tile_ppo.network import NetConfig, PolicyValueNet
+from agents.tile_ppo.ppo import PPOConfig
 
 torch.set_num_threads(1)  # shared CI cores: one thread is much faster
 
@@ -40,11 +40,11 @@ def test_smoke_run_writes_outputs(smoke_run):
 
 
 def test_checkpoint_is_a_loadable_agent(smoke_run):
-    from agents.evaluate import play_game
+    from agents.evaluation.harness import play_game
     from agents.registry import make_agent
 
     path = smoke_run / "checkpoints" / "final.pt"
-    net, meta = load_checkpoint(path)
+    net, meta = load_checkpoint(path, kind=PolicyValueNet)
     assert meta["env"]["window"] == 25 and meta["net"]["channels"] == 8
     assert meta["train"]["total_steps"] == 120
     agent = make_agent(f"ckpt:{path}")
@@ -61,42 +61,42 @@ def test_tampered_checkpoint_fails_cleanly(smoke_run, tmp_path):
     blob["state_dict"][key] = blob["state_dict"][key] + 0.01
     torch.save(blob, tmp_path / "weights.pt")
     with pytest.raises(ValueError, match="SHA-256"):
-        load_checkpoint(tmp_path / "weights.pt")
+        load_checkpoint(tmp_path / "weights.pt", kind=PolicyValueNet)
     blob = torch.load(src, weights_only=True)
     blob["env"]["window"] = 31  # config edited by hand
     torch.save(blob, tmp_path / "config.pt")
     with pytest.raises(ValueError, match="SHA-256"):
-        load_checkpoint(tmp_path / "config.pt")
+        load_checkpoint(tmp_path / "config.pt", kind=PolicyValueNet)
     data = src.read_bytes()
     (tmp_path / "cut.pt").write_bytes(data[: len(data) // 2])
     with pytest.raises(ValueError, match="corrupt"):
-        load_checkpoint(tmp_path / "cut.pt")
+        load_checkpoint(tmp_path / "cut.pt", kind=PolicyValueNet)
     (tmp_path / "junk.pt").write_bytes(b"not a checkpoint at all")
     with pytest.raises(ValueError, match="corrupt"):
-        load_checkpoint(tmp_path / "junk.pt")
+        load_checkpoint(tmp_path / "junk.pt", kind=PolicyValueNet)
     torch.save({"format": "something else"}, tmp_path / "other.pt")
     with pytest.raises(ValueError, match="not a qwirkle-env checkpoint"):
-        load_checkpoint(tmp_path / "other.pt")
+        load_checkpoint(tmp_path / "other.pt", kind=PolicyValueNet)
     with pytest.raises(ValueError, match="does not exist"):
-        load_checkpoint(tmp_path / "missing.pt")
+        load_checkpoint(tmp_path / "missing.pt", kind=PolicyValueNet)
 
 
 def test_incompatible_config_fails_cleanly(smoke_run, tmp_path):
     path = smoke_run / "checkpoints" / "final.pt"
     with pytest.raises(ValueError, match="window: checkpoint 25 vs requested 39"):
-        load_checkpoint(path, expect_env={"window": 39})
+        load_checkpoint(path, expect_env={"window": 39}, kind=PolicyValueNet)
     with pytest.raises(ValueError, match="channels"):
-        load_checkpoint(path, expect_net={"channels": 32})
+        load_checkpoint(path, expect_net={"channels": 32}, kind=PolicyValueNet)
     resume = [*SMOKE, "--out", str(tmp_path), "--resume", str(path), "--window", "31"]
     with pytest.raises(ValueError, match="incompatible env config"):
         train.main(resume)
     # weights from another architecture under a valid checksum: still a clear ValueError
     other = PolicyValueNet(NetConfig(channels=8, blocks=2, hidden=16)).state_dict()
-    meta = {"format": FORMAT, "version": VERSION, "net": {"channels": 8, "blocks": 1,
+    meta = {"format": TILE_FORMAT, "version": VERSION, "net": {"channels": 8, "blocks": 1,
             "hidden": 16}, "env": {}, "train": {}, "step": 0}  # fmt: skip
     torch.save({**meta, "state_dict": other, "sha256": _digest(other, meta)}, tmp_path / "a.pt")
     with pytest.raises(ValueError, match="don't fit the architecture"):
-        load_checkpoint(tmp_path / "a.pt")
+        load_checkpoint(tmp_path / "a.pt", kind=PolicyValueNet)
 
 
 def test_help_lists_every_option(capsys):

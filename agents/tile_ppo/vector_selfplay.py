@@ -1,6 +1,6 @@
 """The "vector" rollout backend: self-play on the batched simulator (qwirkle_env.vector).
 
-Same games, seats and reward bookkeeping as ``agents.selfplay`` (read its docstring
+Same games, seats and reward bookkeeping as ``agents.tile_ppo.selfplay`` (read its docstring
 first), on one ``VectorQwirkle`` of ``num_envs`` games instead of ``num_envs`` AEC envs:
 
 - a seat is the learner or a pool snapshot, drawn per game as in ``SelfPlay`` (all seats
@@ -24,11 +24,10 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from agents.tile_ppo.network import PolicyValueNet
+from agents.tile_ppo.selfplay import Buffer, SeatBook
 from qwirkle_env.vector import VectorQwirkle
 from qwirkle_env.vector.compact import torch_legal_actions, torch_planes
-
-from .network import PolicyValueNet
-from .selfplay import Buffer, SeatBook
 
 LEARNER, POOL = 0, 1  # controller codes per (game, seat)
 

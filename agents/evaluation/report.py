@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .results import RATING_METHOD, Results, win_matrix
+from agents.evaluation.results import RATING_METHOD, Results, win_matrix
 
 
 def save_results(results: Results, out_dir: str | Path) -> dict[str, Path]:

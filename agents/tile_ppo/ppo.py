@@ -1,9 +1,9 @@
 """Masked PPO with self-play, readable top to bottom (in the spirit of CleanRL's ppo.py).
 
-1. Warm start (optional): clone the greedy agent (agents.imitation).
+1. Warm start (optional): clone the greedy agent (agents.tile_ppo.imitation).
 2. Loop: collect ``rollout_steps`` learner transitions from ``num_envs`` games stepped
-   together (agents.selfplay; opponents: the current policy, past snapshots, scripted
-   agents; or, with ``backend="vector"``, agents.vector_selfplay on the batched simulator,
+   together (agents.tile_ppo.selfplay; opponents: the current policy, past snapshots, scripted
+   agents; or, with ``backend="vector"``, agents.tile_ppo.vector_selfplay on the batched simulator,
    without scripted agents), compute GAE per seat-trajectory, then ``epochs`` passes of
    clipped-objective minibatch updates with value and entropy terms.
 3. Every ``eval_every`` steps: win rates against random and greedy for the learning curve,
@@ -23,11 +23,10 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 import torch
 
+from agents.tile_ppo.network import NetConfig, PolicyValueNet, masked_distribution
+from agents.tile_ppo.selfplay import Buffer, SelfPlay
 from qwirkle_env.actions import ActionCodec
 from qwirkle_env.spec import DEFAULT_WINDOW, NUM_FEATURES
-
-from .network import NetConfig, PolicyValueNet, masked_distribution
-from .selfplay import Buffer, SelfPlay
 
 BACKENDS = ("aec", "vector")
 
@@ -155,7 +154,7 @@ def ppo_loss(
 
 
 def train(cfg: PPOConfig, hooks) -> PolicyValueNet:
-    """Runs the whole schedule. ``hooks`` (``agents.runlog.Run``) provides ``initial``
+    """Runs the whole schedule. ``hooks`` (``agents.tile_ppo.run.Run``) provides ``initial``
     (weights to start from, or None), ``log(step, dict)``, ``evaluate(net, step)``,
     ``checkpoint(net, step)`` and ``progress(step, dict)``."""
     torch.manual_seed(cfg.seed)
@@ -166,7 +165,7 @@ def train(cfg: PPOConfig, hooks) -> PolicyValueNet:
         net.load_state_dict(hooks.initial)
 
     if cfg.bc_games > 0 and hooks.initial is None:
-        from .imitation import clone, teacher_games
+        from agents.tile_ppo.imitation import clone, teacher_games
 
         t0 = time.time()
         data = teacher_games(cfg, cfg.bc_games, cfg.seed + 1)
@@ -237,7 +236,7 @@ def make_rollouts(cfg: PPOConfig, device: torch.device):
     """The games and the buffer of the configured backend."""
     num_actions = ActionCodec(cfg.window).num_actions
     if cfg.backend == "vector":
-        from .vector_selfplay import CompactBuffer, VectorSelfPlay
+        from agents.tile_ppo.vector_selfplay import CompactBuffer, VectorSelfPlay
 
         buf = CompactBuffer(cfg.rollout_steps * 2, cfg.window, num_actions, NUM_FEATURES)
         return VectorSelfPlay(cfg, device), buf

@@ -1,7 +1,7 @@
 """A tournament's results: every game's record, and the per-agent summary and table.
 
-The harness (``agents.evaluate``) fills a :class:`Results`; ``agents.report`` writes it to
-files and plots it.
+The harness (``agents.evaluation.harness``) fills a :class:`Results`;
+``agents.evaluation.report`` writes it to files and plots it.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from .stats import bradley_terry, pairwise_outcomes, wilson
+from agents.evaluation.stats import bradley_terry, pairwise_outcomes, wilson
 
 RATING_METHOD = (
     "Bradley-Terry maximum likelihood on the Elo scale (mean 0) from every pair of seats in "
@@ -55,7 +55,7 @@ class GameRecord:
 @dataclass
 class Results:
     """Everything a tournament produced; ``summary()`` holds the per-agent rows,
-    ``table()`` shows them (``agents.report.save_results`` writes them to files)."""
+    ``table()`` shows them (``agents.evaluation.report.save_results`` writes them to files)."""
 
     names: list[str]
     num_players: int

@@ -13,16 +13,16 @@ from __future__ import annotations
 import random
 import time
 
+from agents.base import PlanningAgent, exchange, placement
+from agents.options import Option, check_options
+from agents.scripted.baselines import best_row, exchange_rule
+from agents.scripted.heuristic import WEIGHT_OPTIONS, Evaluator, Weights
 from qwirkle_env.engine.game import Game
 from qwirkle_env.engine.hand import HAND_SIZE
 from qwirkle_env.engine.moves import Move
 from qwirkle_env.engine.placements import row_items
+from qwirkle_env.spec import margin
 from qwirkle_env.view import PlayerView
-
-from .base import PlanningAgent, exchange, placement
-from .baselines import best_row, exchange_rule
-from .heuristic import WEIGHT_OPTIONS, Evaluator, Weights
-from .options import Option, check_options
 
 MAX_ROLLOUT = 200  # turns; a blocked table would otherwise let exchanges go on for ever
 
@@ -39,13 +39,6 @@ def greedy_rollout(game: Game, turns: int | None, rng: random.Random) -> None:
             hand = game.hands[game.current]
             game.apply_exchange(exchange_rule(hand, len(game.bag), rng))
         n += 1
-
-
-def margin(game: Game, seat: int) -> float:
-    """Own score minus the mean of the opponents'."""
-    scores = game.scores
-    others = (sum(scores) - scores[seat]) / (len(scores) - 1)
-    return scores[seat] - others
 
 
 class SearchAgent(PlanningAgent):
@@ -124,7 +117,7 @@ class SearchAgent(PlanningAgent):
                 else:
                     game.apply_exchange(list(cand[1]))
                 greedy_rollout(game, depth, random.Random(seed))
-                totals[i] += margin(game, view.seat)
+                totals[i] += margin(game.scores, view.seat)
             done += 1
         best = max(range(len(cands)), key=lambda i: (totals[i], -i))
         return _to_move(cands[best])

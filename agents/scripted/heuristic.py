@@ -14,6 +14,9 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, fields
 
+from agents.base import PlanningAgent, exchange, placement
+from agents.options import Option, check_options
+from agents.scripted.baselines import exchange_rule
 from qwirkle_env.engine.board import FIT_H, FIT_V, Board
 from qwirkle_env.engine.lines import mask_of
 from qwirkle_env.engine.moves import Move
@@ -21,10 +24,6 @@ from qwirkle_env.engine.tiles import NUM_SHAPES, NUM_TYPES
 from qwirkle_env.position import chance_opponent_holds
 from qwirkle_env.spec import END_BONUS
 from qwirkle_env.view import PlayerView
-
-from .base import PlanningAgent, exchange, placement
-from .baselines import exchange_rule
-from .options import Option, check_options
 
 
 @dataclass

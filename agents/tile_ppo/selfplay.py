@@ -17,12 +17,11 @@ import time
 import numpy as np
 import torch
 
+from agents.registry import make_agent
+from agents.tile_ppo.network import PolicyValueNet, sample_legal
 from qwirkle_env import raw_env
 from qwirkle_env.observation import split_observation
 from qwirkle_env.spec import NUM_PLANES, win_reward
-
-from .network import PolicyValueNet, sample_legal
-from .registry import make_agent
 
 LEARNER, POOL = "learner", "pool"
 

@@ -1,6 +1,6 @@
 """A small network that values a move's afterstate, and its numpy twin for play.
 
-``MoveValueNet`` maps a move's feature row (``agents.move_features``) to the expected rest
+``MoveValueNet`` maps a move's feature row (``agents.move_value.features``) to the expected rest
 of the game from the mover's seat: future score margin over ``POINT_SCALE`` plus the game
 result. A move's worth is its points now plus that value, so a network whose output is
 zero plays exactly like greedy; the last layer starts at zero for that reason, and
@@ -19,7 +19,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from .move_features import NUM_MOVE_FEATURES
+from agents.checkpoint import VALUE_FORMAT
+from agents.move_value.features import NUM_MOVE_FEATURES
 
 
 @dataclass
@@ -33,6 +34,9 @@ class ValueNetConfig:
 
 
 class MoveValueNet(nn.Module):
+    FORMAT = VALUE_FORMAT  # its checkpoints' format (agents.checkpoint)
+    CONFIG = ValueNetConfig
+
     def __init__(self, config: ValueNetConfig | None = None) -> None:
         super().__init__()
         self.config = config = config or ValueNetConfig()

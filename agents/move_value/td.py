@@ -15,7 +15,7 @@ TD-Gammon's recipe on Qwirkle's whole moves:
    current network each time), then hands the new weights to the workers.
 
 Every ``eval_every`` games the run saves a checkpoint and plays duplicate matches against
-``eval_opponents`` through the AEC env (agents.evaluate) for the learning curve.
+``eval_opponents`` through the AEC env (agents.evaluation.harness) for the learning curve.
 """
 
 from __future__ import annotations
@@ -29,18 +29,15 @@ from multiprocessing import get_context
 import numpy as np
 import torch
 
+from agents.move_value.agent import select
+from agents.move_value.features import POINT_SCALE, candidates
+from agents.move_value.look_ahead import DEFAULT_LOOK_AHEAD, LookAhead
+from agents.move_value.network import MoveValueNet, ValueNetConfig
+from agents.registry import make_agent
 from qwirkle_env.engine.game import Game
 from qwirkle_env.position import Position
-from qwirkle_env.spec import win_reward
+from qwirkle_env.spec import MAX_TURNS, margin, win_reward
 from qwirkle_env.view import PlayerView
-
-from .evaluate import MAX_TURNS
-from .look_ahead import DEFAULT_LOOK_AHEAD, LookAhead
-from .move_features import POINT_SCALE, candidates
-from .registry import make_agent
-from .search import margin
-from .value_agent import select
-from .value_net import MoveValueNet, ValueNetConfig
 
 
 @dataclass
@@ -66,7 +63,7 @@ class TDConfig:
     eval_games: int = 100
     eval_opponents: str = "greedy,heuristic"
     seed: int = 0
-    # the look ahead at the shortlist (agents.look_ahead.LookAhead), stored in checkpoints
+    # the look ahead at the shortlist (look_ahead.LookAhead), stored in checkpoints
     shortlist: int = 6
     play_shortlist: int = 0  # the shortlist the saved agent plays with (0: ``shortlist``)
     reply_samples: int = 2
@@ -176,13 +173,13 @@ def play_game(
             else:
                 game.apply_exchange(list(what))
             feats[seat].append(cands.features[i])
-            margins[seat].append(margin(game, seat))
+            margins[seat].append(margin(game.scores, seat))
         turns += 1
     out = []
     for s in sorted(learner):
         if not feats[s]:
             continue
-        m = np.array(margins[s] + [margin(game, s)], dtype=np.float32)
+        m = np.array(margins[s] + [margin(game.scores, s)], dtype=np.float32)
         rewards = np.diff(m) / POINT_SCALE
         rewards[-1] += win_value * win_reward(game.scores, s)
         out.append(Trajectory(np.stack(feats[s]), rewards))
@@ -228,7 +225,7 @@ def targets(net: MoveValueNet, batch: list[Trajectory], lam: float) -> tuple:
 
 # --- the loop ------------------------------------------------------------------------------
 def train(cfg: TDConfig, hooks, initial: dict | None = None) -> MoveValueNet:
-    """Runs TD(lambda) self-play; ``hooks`` (agents.td_run.TDRun) logs and evaluates."""
+    """Runs TD(lambda) self-play; ``hooks`` (agents.move_value.run.TDRun) logs and evaluates."""
     torch.manual_seed(cfg.seed)
     rng = random.Random(f"td-train:{cfg.seed}")
     net = MoveValueNet(cfg.net)

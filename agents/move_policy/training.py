@@ -2,7 +2,7 @@
 scripted agent during training, the learning curve, and the export to a checkpoint.
 
 Each recipe (``examples/sb3_moves.py``, ``examples/tianshou_moves.py``,
-``examples/rllib_moves.py``) trains ``agents.move_policy.MovePolicyNet`` with its own
+``examples/rllib_moves.py``) trains ``agents.move_policy.network.MovePolicyNet`` with its own
 library, calls ``Curve.point`` now and then, and ends with ``export``, so that its policy
 plays as ``ckpt:PATH`` without the library installed.
 """
@@ -18,12 +18,11 @@ from pathlib import Path
 import numpy as np
 import torch
 
+from agents.checkpoint import load_checkpoint, save_checkpoint
+from agents.move_policy.network import MovePolicyNet, layout
+from agents.registry import make_agent
 from qwirkle_env import raw_env
 from qwirkle_env.spec import win_reward
-
-from .checkpoint import MOVES_FORMAT, load_checkpoint, save_checkpoint
-from .move_policy import MovePolicyNet, layout
-from .registry import make_agent
 
 # The SB3 and Tianshou recipes' defaults: PPO made to learn as the TD learner does
 # (docs/integrations.md has the runs that chose them). The rows' logits are afterstate
@@ -140,7 +139,7 @@ def quick_match(
     """The policy's argmax against ``opponent`` in 2-player games through the move-mode
     env, deals duplicated (game 2k and 2k+1 share a deal, seats swapped): win share (ties
     count half) and mean margin. A learning-curve point, not a strength figure: those come
-    from the duplicate-deal harness (``agents.evaluate``)."""
+    from the duplicate-deal harness (``agents.evaluation.harness``)."""
     was_training = net.training
     net.eval()
     rng = random.Random(seed)
@@ -244,7 +243,7 @@ def start_weights(path: str | Path, options: dict) -> dict:
     ValueError if its width or critic differs from ``options`` (``net_options``), or one of
     the two has a points prior and the other not (the learned prior is kept)."""
     expect = {k: options[k] for k in ("hidden", "value_per_logit")}
-    net, _ = load_checkpoint(path, expect_net=expect, kind=MOVES_FORMAT)
+    net, _ = load_checkpoint(path, expect_net=expect, kind=MovePolicyNet)
     if bool(net.config.points_prior) != bool(options["points_prior"]):
         raise ValueError(
             f"{path} has points_prior {net.config.points_prior}, this run "

@@ -18,11 +18,15 @@ from __future__ import annotations
 
 import math
 from dataclasses import asdict, dataclass
+from pathlib import Path
 
 import numpy as np
 import torch
 from torch import nn
 
+from agents.base import PlanningAgent, exchange, placement
+from agents.checkpoint import MOVES_FORMAT
+from agents.net_agent import NetAgent
 from qwirkle_env.candidates import NUM_ROW_FEATURES, POINT_SCALE, ROW_FEATURES
 from qwirkle_env.engine.moves import Move
 from qwirkle_env.move_mode import (
@@ -35,8 +39,6 @@ from qwirkle_env.move_mode import (
 from qwirkle_env.position import Position
 from qwirkle_env.spec import MASKED_LOGIT
 from qwirkle_env.view import PlayerView
-
-from .base import PlanningAgent, exchange, placement
 
 POINTS = ROW_FEATURES.index("points")
 
@@ -73,6 +75,9 @@ class MovePolicyNet(nn.Module):
     position's part (once per observation) plus the row's part, and only the rows that
     hold a move go through the network: a table is mostly padding.
     """
+
+    FORMAT = MOVES_FORMAT  # its checkpoints' format (agents.checkpoint)
+    CONFIG = MovePolicyConfig
 
     def __init__(self, config: MovePolicyConfig | None = None) -> None:
         super().__init__()
@@ -132,20 +137,10 @@ class MovePolicyNet(nn.Module):
         return logits, value
 
 
-class MovePolicyAgent(PlanningAgent):
+class MovePolicyAgent(NetAgent, PlanningAgent):
     """Plays the row the policy likes best (``greedy``) or samples it; one ply, no search."""
 
     name = "move-policy"
-
-    def __init__(self, net: MovePolicyNet, greedy: bool = True, meta: dict | None = None):
-        self.net = net.eval()
-        self.greedy = greedy
-        self.meta = meta or {}
-        self.reset(0, 2, 0)
-
-    def reset(self, seat: int, num_players: int, seed: int | None = None) -> None:
-        super().reset(seat, num_players, seed)
-        self.gen = torch.Generator().manual_seed(0 if seed is None else int(seed) % 2**63)
 
     @torch.no_grad()
     def choose(self, view: PlayerView) -> Move:
@@ -163,3 +158,17 @@ class MovePolicyAgent(PlanningAgent):
             row = int(torch.multinomial(torch.softmax(logits, dim=1), 1, generator=self.gen))
         kind, what = table.move(row)
         return placement(what) if kind == "place" else exchange(what)
+
+
+def move_policy_agent_of(
+    net: MovePolicyNet, meta: dict, path: str | Path, greedy: bool = True
+) -> MovePolicyAgent:
+    """A MovePolicyAgent, once the checkpoint's observation layout is checked against this
+    version's."""
+    trained_on = {k: (meta.get("env") or {}).get(k) for k in layout()}
+    if trained_on != layout():
+        raise ValueError(
+            f"checkpoint {path} was trained on a move-mode observation laid out as "
+            f"{trained_on!r}; this version's env shows {layout()!r}: retrain it"
+        )
+    return MovePolicyAgent(net, greedy=greedy, meta=meta)

@@ -24,6 +24,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from agents.checkpoint import TILE_FORMAT
 from qwirkle_env.engine.tiles import NUM_TYPES
 from qwirkle_env.spec import MASKED_LOGIT, NUM_FEATURES, NUM_PLANES
 
@@ -76,6 +77,9 @@ class Block(nn.Module):
 
 class PolicyValueNet(nn.Module):
     """Masked policy logits over the env's action space and a value, for any window."""
+
+    FORMAT = TILE_FORMAT  # its checkpoints' format (agents.checkpoint)
+    CONFIG = NetConfig
 
     def __init__(self, config: NetConfig | None = None) -> None:
         super().__init__()

@@ -13,12 +13,11 @@ import random
 import numpy as np
 import torch
 
+from agents.registry import make_agent
+from agents.tile_ppo.network import PolicyValueNet, masked_logits
+from agents.tile_ppo.selfplay import Buffer, episode_over
 from qwirkle_env import raw_env
 from qwirkle_env.spec import NUM_FEATURES, win_reward
-
-from .network import PolicyValueNet, masked_logits
-from .registry import make_agent
-from .selfplay import Buffer, episode_over
 
 
 def teacher_games(cfg, games: int, seed: int) -> Buffer:

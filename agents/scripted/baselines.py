@@ -11,12 +11,11 @@ from collections import Counter
 
 import numpy as np
 
+from agents.base import PlanningAgent, exchange, placement
 from qwirkle_env.engine.moves import Move
 from qwirkle_env.engine.placements import row_items
 from qwirkle_env.engine.tiles import NUM_SHAPES
 from qwirkle_env.view import PlayerView
-
-from .base import PlanningAgent, exchange, placement
 
 
 class RandomAgent(PlanningAgent):

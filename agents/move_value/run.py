@@ -1,8 +1,8 @@
 """What a TD self-play run leaves in runs/<name>/: metrics.csv, checkpoints/,
 learning_curve.png (win rate against the scripted agents over training), config.json.
 
-``TDRun`` is the ``hooks`` object agents.td.train calls: logging, the progress bar, and
-duplicate-deal matches through the AEC env (agents.evaluate) at each checkpoint.
+``TDRun`` is the ``hooks`` object agents.move_value.td.train calls: logging, the progress bar, and
+duplicate-deal matches through the AEC env (agents.evaluation.harness) at each checkpoint.
 """
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ from pathlib import Path
 
 from tqdm import tqdm
 
-from .checkpoint import save_checkpoint
-from .look_ahead import LookAhead
-from .move_features import FEATURES
-from .runlog import plot_curve, write_csv
-from .value_net import MoveValueNet
+from agents.checkpoint import save_checkpoint
+from agents.curves import plot_curve, write_csv
+from agents.move_value.features import FEATURES
+from agents.move_value.look_ahead import LookAhead
+from agents.move_value.network import MoveValueNet
 
 CURVE_SEED = 1  # deal seed of the in-training matches (reports use other seeds)
 
@@ -54,7 +54,7 @@ class TDRun:
 
     def evaluate(self, net: MoveValueNet, games: int) -> dict:
         """Checkpoint, then duplicate matches against each eval opponent."""
-        from .evaluate import run_tournament
+        from agents.evaluation.harness import run_tournament
 
         path = self.checkpoint(net, games)
         result: dict = {"step": games}

@@ -1,7 +1,7 @@
 """The learned agent: values every legal move with a trained network and plays the best.
 
 One ply, no search: each move is worth its points now plus the network's value of the
-position it leaves (``agents.value_net``). It thinks in whole moves and hands them to the
+position it leaves (``agents.move_value.network``). It thinks in whole moves and hands them to the
 env tile by tile, as the scripted agents do.
 """
 
@@ -9,17 +9,17 @@ from __future__ import annotations
 
 import math
 import random
+from pathlib import Path
 
 import numpy as np
 
+from agents.base import PlanningAgent, exchange, placement
+from agents.move_value.features import FEATURES, POINT_SCALE, Candidates, candidates
+from agents.move_value.look_ahead import DEFAULT_LOOK_AHEAD, LookAhead
+from agents.move_value.network import MoveValueNet, values
 from qwirkle_env.engine.moves import Move
 from qwirkle_env.position import Position
 from qwirkle_env.view import PlayerView
-
-from .base import PlanningAgent, exchange, placement
-from .look_ahead import DEFAULT_LOOK_AHEAD, LookAhead
-from .move_features import POINT_SCALE, Candidates, candidates
-from .value_net import MoveValueNet, values
 
 
 def move_values(layers: list, cands: Candidates) -> np.ndarray:
@@ -85,3 +85,22 @@ class ValueAgent(PlanningAgent):
         i = select(self.layers, cands, self.temperature, self.rng, self.look_ahead)
         kind, what = cands.move(i)
         return placement(what) if kind == "place" else exchange(what)
+
+
+def value_agent_of(net: MoveValueNet, meta: dict, path: str | Path) -> ValueAgent:
+    """A ValueAgent, once the checkpoint's feature list is checked against this version's."""
+    env = meta.get("env") or {}
+    trained_on = env.get("features")
+    if trained_on != list(FEATURES):
+        raise ValueError(
+            f"checkpoint {path} was trained on move features {trained_on!r}; this version "
+            f"describes moves with {list(FEATURES)!r}: retrain it with this version"
+        )
+    try:
+        look = LookAhead(**env["look_ahead"])
+    except (KeyError, TypeError, ValueError) as err:
+        raise ValueError(
+            f"checkpoint {path} has no usable look-ahead settings ({err!r}); a move-value "
+            "checkpoint stores the shortlist, reply_samples and refill it was trained with"
+        ) from None
+    return ValueAgent(net, meta=meta, look_ahead=look)

@@ -1,6 +1,6 @@
 """Fast in-training evaluation: many games at once, one batched forward per step.
 
-The full harness (agents.evaluate) plays one game per process with batch-1 forwards;
+The full harness (agents.evaluation.harness) plays one game per process with batch-1 forwards;
 for the learning curve during training this batches the policy over all games instead.
 Deals are duplicated: game 2k and 2k+1 share a seed with the seats swapped.
 """
@@ -12,13 +12,12 @@ import random
 import numpy as np
 import torch
 
+from agents.registry import make_agent
+from agents.tile_ppo.network import PolicyValueNet, masked_logits
+from agents.tile_ppo.selfplay import episode_over
 from qwirkle_env import raw_env
 from qwirkle_env.observation import split_observation
 from qwirkle_env.spec import win_reward
-
-from .network import PolicyValueNet, masked_logits
-from .registry import make_agent
-from .selfplay import episode_over
 
 
 @torch.no_grad()

@@ -2,7 +2,7 @@
 
 The columns the env shows in its whole-move mode (``qwirkle_env.candidates``) come first,
 computed by the same code, so the agent and a library policy see each move alike. The last
-columns, the look ahead (``agents.look_ahead``), cost a board copy per move, so they are
+columns, the look ahead (``agents.move_value.look_ahead``), cost a board copy per move, so they are
 filled only for the few moves the agent shortlists (``Candidates.look_ahead``).
 """
 
@@ -12,10 +12,14 @@ import random
 
 import numpy as np
 
+from agents.move_value.look_ahead import (
+    DEFAULT_LOOK_AHEAD,
+    LOOK_AHEAD_FEATURES,
+    LookAhead,
+    TurnLookAhead,
+)
 from qwirkle_env.candidates import GOES_OUT, POINT_SCALE, ROW_FEATURES, MoveRows, move_rows
 from qwirkle_env.position import Position
-
-from .look_ahead import DEFAULT_LOOK_AHEAD, LOOK_AHEAD_FEATURES, LookAhead, TurnLookAhead
 
 __all__ = ["FEATURES", "NUM_MOVE_FEATURES", "POINT_SCALE", "Candidates", "candidates"]
 
