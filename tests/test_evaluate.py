@@ -7,10 +7,10 @@ from collections import defaultdict
 
 import pytest
 
-import train
 from agents.evaluation.harness import count_qwirkles, run_tournament
 from agents.evaluation.report import save_results
 from agents.evaluation.results import GameRecord, Results
+from qwirkle_cli import commands as cli
 from qwirkle_env import Placement, Tile, raw_env
 from qwirkle_env.engine.tiles import Color, Shape
 
@@ -101,7 +101,7 @@ def test_round_robin_and_four_players() -> None:
 
 
 def test_the_evaluation_command_line(tmp_path, capsys) -> None:
-    train.main(["evaluate", "--agents", "greedy", "random", "--games", "2", "--processes", "1",
+    cli.main(["evaluate", "--agents", "greedy", "random", "--games", "2", "--processes", "1",
                 "--out", str(tmp_path)])  # fmt: skip
     out = capsys.readouterr().out
     assert "greedy" in out and (tmp_path / "summary.csv").is_file()

@@ -16,7 +16,15 @@ ROOT = Path(__file__).resolve().parents[1]
 ENGINE = ROOT / "qwirkle_env" / "engine"
 OUTSIDE_ENGINE = [
     path
-    for folder in ("qwirkle_env", "agents", "showdown", "benchmarks", "scripts", "examples")
+    for folder in (
+        "qwirkle_env",
+        "agents",
+        "showdown",
+        "qwirkle_cli",
+        "benchmarks",
+        "scripts",
+        "examples",
+    )
     for path in sorted((ROOT / folder).rglob("*.py"))
     if ENGINE not in path.parents
 ] + [ROOT / "train.py"]
@@ -65,7 +73,7 @@ def _defined_here(tree: ast.AST) -> set[str]:
     return names
 
 
-@pytest.mark.parametrize("package", ["qwirkle_env", "agents", "showdown"])
+@pytest.mark.parametrize("package", ["qwirkle_env", "agents", "showdown", "qwirkle_cli"])
 def test_an_underscore_name_is_used_only_in_its_own_module(package):
     """No import of another module's underscore name, and no ``x._name`` on another object
     unless this module defines ``_name`` (a subclass's own ``self._name`` is its business)."""

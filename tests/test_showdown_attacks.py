@@ -109,9 +109,9 @@ def test_a_non_loopback_address_needs_a_flag_and_warns(capsys, monkeypatch):
     monkeypatch.setattr(uvicorn.Server, "run", lambda self: ran.append(self.config.host))
     showdown_app.serve("0.0.0.0", 8765, public=True)
     assert ran == ["0.0.0.0"] and "WARNING" in capsys.readouterr().out
-    import train
+    from qwirkle_cli import commands as cli
 
-    args = train.build_parser().parse_args(["serve", "--host", "0.0.0.0", "--public"])
+    args = cli.build_parser().parse_args(["serve", "--host", "0.0.0.0", "--public"])
     assert args.public and args.host == "0.0.0.0"
 
 

@@ -12,7 +12,6 @@ import numpy as np
 import pytest
 import torch
 
-import train
 from agents.checkpoint import load_checkpoint, save_checkpoint
 from agents.evaluation.harness import play_game as play_env_game
 from agents.move_value.agent import ValueAgent, move_values, pick, select
@@ -23,6 +22,7 @@ from agents.move_value.run import env_options
 from agents.move_value.td import TDConfig, Trajectory, lambda_returns, play_game, targets
 from agents.registry import make_agent
 from agents.tile_ppo.network import NetConfig, PolicyValueNet
+from qwirkle_cli import commands as cli
 from qwirkle_env import Board, Color, Game, Shape, Tile
 from qwirkle_env.engine.lines import mask_of
 from qwirkle_env.position import Position, chance_opponent_holds
@@ -328,7 +328,7 @@ TINY = [
 
 
 def test_default_command_trains_and_prints_a_table(tmp_path, capsys):
-    train.main([*TINY, "--out", str(tmp_path), "--name", "tiny"])
+    cli.main([*TINY, "--out", str(tmp_path), "--name", "tiny"])
     run = tmp_path / "tiny"
     assert (run / "learning_curve.png").stat().st_size > 1000
     assert (run / "metrics.csv").read_text().startswith("games,")
@@ -340,7 +340,7 @@ def test_default_command_trains_and_prints_a_table(tmp_path, capsys):
 
 
 def test_no_subcommand_means_td_training():
-    args = train.build_parser().parse_args(["train"])
+    args = cli.build_parser().parse_args(["train"])
     assert args.total_games == TDConfig().total_games
 
 
@@ -358,12 +358,12 @@ def test_no_subcommand_means_td_training():
 )
 def test_options_that_cannot_work_fail_before_training(tmp_path, option, message):
     with pytest.raises(SystemExit, match=message):
-        train.main([*TINY, "--out", str(tmp_path), *option])
+        cli.main([*TINY, "--out", str(tmp_path), *option])
     assert not (tmp_path / "checkpoints").exists()
 
 
 def test_the_saved_agent_plays_with_the_play_shortlist(tmp_path):
-    train.main([*TINY, "--out", str(tmp_path), "--name", "wide", "--play-shortlist", "9",
+    cli.main([*TINY, "--out", str(tmp_path), "--name", "wide", "--play-shortlist", "9",
                 "--final-games", "0"])  # fmt: skip
     for name in ("final.pt", "latest.pt"):
         agent = make_agent(f"ckpt:{tmp_path / 'wide' / 'checkpoints' / name}")
@@ -374,12 +374,12 @@ def test_the_saved_agent_plays_with_the_play_shortlist(tmp_path):
 def test_resume_refuses_a_tile_policy(tmp_path):
     ppo = save_checkpoint(tmp_path / "p.pt", PolicyValueNet(NetConfig(8, 1, 16)), {}, {}, 0)
     with pytest.raises(SystemExit, match="--resume: .*tile-level"):
-        train.main([*TINY, "--out", str(tmp_path), "--resume", str(ppo)])
+        cli.main([*TINY, "--out", str(tmp_path), "--resume", str(ppo)])
 
 
 def test_fast_evaluate_refuses_a_value_checkpoint(value_ckpt):
     with pytest.raises(SystemExit, match="--fast batches tile-level PPO policies only"):
-        train.main(["evaluate", "--fast", "--agents", f"ckpt:{value_ckpt}", "greedy"])
+        cli.main(["evaluate", "--fast", "--agents", f"ckpt:{value_ckpt}", "greedy"])
 
 
 def test_look_ahead_settings_are_checked_and_stored():

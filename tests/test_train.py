@@ -7,10 +7,10 @@ import dataclasses
 import pytest
 import torch
 
-import train  # noqa: E402
 from agents.checkpoint import TILE_FORMAT, VERSION, _digest, load_checkpoint
 from agents.tile_ppo.network import NetConfig, PolicyValueNet
 from agents.tile_ppo.ppo import PPOConfig
+from qwirkle_cli import commands as cli  # noqa: E402
 
 torch.set_num_threads(1)  # shared CI cores: one thread is much faster
 
@@ -27,7 +27,7 @@ SMOKE = [
 def smoke_run(tmp_path_factory):
     """A < 1 minute run through train.py's own code path."""
     out = tmp_path_factory.mktemp("runs")
-    train.main([*SMOKE, "--out", str(out), "--name", "smoke"])
+    cli.main([*SMOKE, "--out", str(out), "--name", "smoke"])
     return out / "smoke"
 
 
@@ -89,7 +89,7 @@ def test_incompatible_config_fails_cleanly(smoke_run, tmp_path):
         load_checkpoint(path, expect_net={"channels": 32}, kind=PolicyValueNet)
     resume = [*SMOKE, "--out", str(tmp_path), "--resume", str(path), "--window", "31"]
     with pytest.raises(ValueError, match="incompatible env config"):
-        train.main(resume)
+        cli.main(resume)
     # weights from another architecture under a valid checksum: still a clear ValueError
     other = PolicyValueNet(NetConfig(channels=8, blocks=2, hidden=16)).state_dict()
     meta = {"format": TILE_FORMAT, "version": VERSION, "net": {"channels": 8, "blocks": 1,
@@ -101,7 +101,7 @@ def test_incompatible_config_fails_cleanly(smoke_run, tmp_path):
 
 def test_help_lists_every_option(capsys):
     with pytest.raises(SystemExit):
-        train.main(["ppo", "--help"])
+        cli.main(["ppo", "--help"])
     text = capsys.readouterr().out
     for f in dataclasses.fields(PPOConfig):
         if f.name != "net":
@@ -113,16 +113,16 @@ def test_help_lists_every_option(capsys):
 
 
 def test_ppo_command_takes_the_ppo_defaults():
-    args = train.build_parser().parse_args(["ppo"])
+    args = cli.build_parser().parse_args(["ppo"])
     assert args.command == "ppo" and args.total_steps == PPOConfig().total_steps
 
 
 def test_cuda_request_without_cuda_is_a_clear_error():
     if torch.cuda.is_available():
         pytest.skip("CUDA is available here")
-    args = train.build_parser().parse_args(["ppo", "--device", "cuda"])
+    args = cli.build_parser().parse_args(["ppo", "--device", "cuda"])
     with pytest.raises(SystemExit, match="CUDA is not available"):
-        train.config_from_args(args)
+        cli.config_from_args(args)
 
 
 def test_human_play_retries_bad_input():
@@ -144,7 +144,7 @@ def test_human_play_retries_bad_input():
 
 def test_evaluate_subcommand(smoke_run, capsys):
     ckpt = f"ckpt:{smoke_run / 'checkpoints' / 'final.pt'}"
-    train.main(["evaluate", "--fast", "--agents", ckpt, "random", "--games", "2"])
-    train.main(["evaluate", "--agents", ckpt, "random", "--games", "2", "--processes", "1"])
+    cli.main(["evaluate", "--fast", "--agents", ckpt, "random", "--games", "2"])
+    cli.main(["evaluate", "--agents", ckpt, "random", "--games", "2", "--processes", "1"])
     out = capsys.readouterr().out
     assert "| random | 2 |" in out and "95% CI" in out

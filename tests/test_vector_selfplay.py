@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 import torch
 
-import train
 from agents.checkpoint import load_checkpoint
 from agents.tile_ppo.network import NetConfig, PolicyValueNet, masked_distribution, sample_legal
 from agents.tile_ppo.ppo import PPOConfig, make_rollouts, ppo_update
 from agents.tile_ppo.vector_selfplay import LEARNER
+from qwirkle_cli import commands as cli
 from qwirkle_env.engine.tiles import NUM_TYPES
 from qwirkle_env.spec import win_reward
 from qwirkle_env.vector.compact import dense_mask, dense_planes
@@ -179,7 +179,7 @@ SMOKE = [
 def test_training_run_with_the_vector_backend(tmp_path):
     from agents.evaluation.harness import play_game
 
-    train.main([*SMOKE, "--out", str(tmp_path), "--name", "vec"])
+    cli.main([*SMOKE, "--out", str(tmp_path), "--name", "vec"])
     run = tmp_path / "vec"
     rows = [r for r in csv.DictReader(open(run / "metrics.csv")) if r["collect_s"]]
     assert len(rows) == 2
@@ -194,10 +194,10 @@ def test_training_run_with_the_vector_backend(tmp_path):
 
 
 def test_scripted_opponents_asked_for_with_the_vector_backend_is_an_error():
-    args = train.build_parser().parse_args(["ppo", "--backend", "vector", "--p-scripted", "0.5"])
+    args = cli.build_parser().parse_args(["ppo", "--backend", "vector", "--p-scripted", "0.5"])
     with pytest.raises(SystemExit, match="no scripted opponents"):
-        train.config_from_args(args)
-    args = train.build_parser().parse_args(["ppo", "--backend", "vector"])
-    assert train.config_from_args(args).backend == "vector"  # the default share: self-play
+        cli.config_from_args(args)
+    args = cli.build_parser().parse_args(["ppo", "--backend", "vector"])
+    assert cli.config_from_args(args).backend == "vector"  # the default share: self-play
     with pytest.raises(ValueError, match="backend"):
         PPOConfig(backend="gpu")
