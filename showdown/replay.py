@@ -22,8 +22,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from qwirkle_env.engine.game import FORMAT, Game
+from qwirkle_env.engine.game import Game
 from qwirkle_env.engine.moves import Placement, move_from_json
+from qwirkle_env.engine.save import FORMAT, RECORD_FORMAT
 from qwirkle_env.render import board_svg
 from qwirkle_env.spec import HAND_SIZE, MAX_PLAYERS, MIN_PLAYERS, NUM_TYPES
 
@@ -68,10 +69,10 @@ def check_record(data: Any) -> dict[str, Any]:
     Whether its moves are legal is the engine's to say (``frames``)."""
     if not isinstance(data, dict):
         raise Refused(f"not a saved game: expected a JSON object, got {type(data).__name__}")
-    if data.get("format") != FORMAT + "-record":
+    if data.get("format") != RECORD_FORMAT:
         raise Refused(
             f"not a saved game: format is {_short(data.get('format'))}, expected "
-            f"{FORMAT + '-record'!r} (a record) or {FORMAT!r} (a game state)"
+            f"{RECORD_FORMAT!r} (a record) or {FORMAT!r} (a game state)"
         )
     _int(data.get("num_players"), "record: num_players", MIN_PLAYERS, MAX_PLAYERS)
     _int(data.get("seed"), "record: seed", -(2**63), 2**64)

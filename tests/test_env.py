@@ -8,6 +8,7 @@ import warnings
 
 import numpy as np
 import pytest
+from conftest import rewards_of_a_random_game
 from pettingzoo.test import api_test, render_test, seed_test
 
 from qwirkle_env import Board, Game, IllegalMove, env, raw_env
@@ -36,20 +37,6 @@ def random_game(e, rng, on_step=None):
         e.step(action)
         steps += 1
     return steps
-
-
-def rewards_of_a_random_game(e, rng) -> dict:
-    """Each agent's rewards summed over a random game, as ``last()`` hands them out."""
-    totals = dict.fromkeys(e.possible_agents, 0.0)
-    for agent in e.agent_iter():
-        obs, reward, term, trunc, _ = e.last()
-        totals[agent] += reward
-        if term or trunc:
-            e.step(None)
-            continue
-        legal = obs["action_mask"].view(bool).nonzero()[0]
-        e.step(int(legal[rng.integers(len(legal))]))
-    return totals
 
 
 # --- PettingZoo's own tests --------------------------------------------------------------

@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from conftest import game_at
 
 from agents.checkpoint import load_checkpoint, save_checkpoint
 from agents.evaluation.harness import play_game as play_env_game
@@ -23,7 +24,7 @@ from agents.move_value.td import TDConfig, Trajectory, lambda_returns, play_game
 from agents.registry import make_agent
 from agents.tile_ppo.network import NetConfig, PolicyValueNet
 from qwirkle_cli import commands as cli
-from qwirkle_env import Board, Color, Game, Shape, Tile
+from qwirkle_env import Board, Color, Shape, Tile
 from qwirkle_env.engine.lines import mask_of
 from qwirkle_env.position import Position, chance_opponent_holds
 from qwirkle_env.spec import margin, win_reward
@@ -31,15 +32,6 @@ from qwirkle_env.view import PlayerView
 
 torch.set_num_threads(1)
 F = {name: i for i, name in enumerate(FEATURES)}
-
-
-def game_at(seed: int, turns: int) -> Game:
-    game = Game(2, seed=seed)
-    rng = random.Random(seed)
-    for _ in range(turns):
-        moves = game.legal_moves()
-        game.apply(moves[rng.randrange(len(moves))])
-    return game
 
 
 def _crafted(board: Board, hand: list[Tile], bag: int = 50, hand_sizes=(6, 6)) -> Position:
