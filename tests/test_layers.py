@@ -110,7 +110,8 @@ def test_each_rule_fact_is_written_once_in_spec():
         for path in sorted((ROOT / folder).rglob("*.py")):
             if path.name == "spec.py":
                 continue
-            # agents.move_value.features.NUM_FEATURES counts move features, another quantity
+            # an agents module may name another quantity NUM_FEATURES (move features are
+            # agents.move_value.features.NUM_MOVE_FEATURES): only spec defines the observation's
             shared = facts - {"NUM_FEATURES"} if folder == "agents" else facts
             for node in ast.parse(path.read_text(), str(path)).body:
                 targets = []

@@ -26,8 +26,22 @@ from torch import nn
 
 from agents.checkpoint import TILE_FORMAT
 from qwirkle_env.engine.tiles import NUM_TYPES
-from qwirkle_env.spec import MASKED_LOGIT, NUM_FEATURES, NUM_PLANES
+from qwirkle_env.spec import (
+    BAG,
+    COPIES,
+    HAND,
+    HAND_SIZE,
+    HAND_SIZES,
+    MASKED_LOGIT,
+    MAX_PLAYERS,
+    NUM_FEATURES,
+    NUM_PLANES,
+    NUM_TILES,
+    SCORES,
+    UNSEEN,
+)
 
+SCORE_SCALE = 100.0  # points: scores are divided by this before the network reads them
 MARGIN = 6  # cells around the tiles the trunk sees; placements reach at most 5
 
 
@@ -46,11 +60,10 @@ class NetConfig:
 def feature_scale() -> torch.Tensor:
     """Per-feature divisor bringing the raw env features to roughly [0, 1]."""
     scale = torch.ones(NUM_FEATURES)
-    scale[: 3 * NUM_TYPES] = 3.0  # hand, exchange set, unseen: counts 0..3
-    base = 3 * NUM_TYPES
-    scale[base] = 108.0  # bag
-    scale[base + 1 : base + 5] = 100.0  # scores
-    scale[base + 5 : base + 9] = 6.0  # hand sizes
+    scale[HAND : UNSEEN + NUM_TYPES] = COPIES  # hand, exchange set, unseen: counts 0..3
+    scale[BAG] = NUM_TILES
+    scale[SCORES : SCORES + MAX_PLAYERS] = SCORE_SCALE
+    scale[HAND_SIZES : HAND_SIZES + MAX_PLAYERS] = HAND_SIZE
     return scale
 
 
@@ -101,8 +114,7 @@ class PolicyValueNet(nn.Module):
 
     def normalise(self, features: torch.Tensor) -> torch.Tensor:
         f = features.float() / self.scale
-        base = 3 * NUM_TYPES
-        scores = f[:, base + 1 : base + 5]
+        scores = f[:, SCORES : SCORES + MAX_PLAYERS]
         margin = scores[:, :1] - scores[:, 1:].max(dim=1, keepdim=True).values
         return torch.cat((f, margin), dim=1)
 

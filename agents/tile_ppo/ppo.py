@@ -33,7 +33,8 @@ BACKENDS = ("aec", "vector")
 
 @dataclass
 class PPOConfig:
-    """Every hyper-parameter of a run. Defaults: the ~15-minute default run, 2 CPU cores."""
+    """Every hyper-parameter of a run. Defaults: the default run on 2 CPU cores
+    (docs/training.md gives its time)."""
 
     # environment
     num_players: int = 2
@@ -78,7 +79,7 @@ class PPOConfig:
     eval_opponents: str = "random,greedy"
     seed: int = 0
     device: str = "cpu"
-    threads: int = 1  # measured: 3-4x faster than 2 when the 2 cores are shared
+    threads: int = 1  # faster than 2 when the 2 cores are shared (docs/training.md)
     net: NetConfig = field(default_factory=NetConfig)
 
     def __post_init__(self) -> None:
