@@ -17,8 +17,11 @@ agents.move_value.td.TDConfig and agents.tile_ppo.ppo.PPOConfig is an option of 
 from __future__ import annotations
 
 import argparse
+import ast
 import dataclasses
+import inspect
 import sys
+import textwrap
 import time
 from pathlib import Path
 
@@ -27,72 +30,23 @@ from agents.move_value.td import TDConfig
 from agents.tile_ppo.network import NetConfig
 from agents.tile_ppo.ppo import BACKENDS, PPOConfig
 
-HELP = {
-    "num_players": "seats per game (2-4)",
-    "window": "env window side W (the network works for any W)",
-    "strict_opening": "force the largest-group opening (rules default)",
-    "backend": "rollouts from AEC envs (aec) or the batched simulator (vector; no scripted\n"
-    "opponents there: the default --p-scripted share is self-play, a different\n"
-    "--p-scripted or --scripted is an error)",
-    "total_steps": "learner sub-steps collected by PPO",
-    "num_envs": "games stepped together, one batched forward per step",
-    "rollout_steps": "transitions per PPO update",
-    "epochs": "passes over each rollout",
-    "minibatch": "transitions per gradient step",
-    "lr": "Adam learning rate (PPO)",
-    "anneal_lr": "decay the PPO learning rate linearly to 0",
-    "gamma": "discount per sub-step",
-    "gae_lambda": "GAE lambda",
-    "clip": "PPO clip range",
-    "ent_coef": "entropy bonus weight",
-    "vf_coef": "value loss weight",
-    "max_grad_norm": "gradient clipping norm",
-    "margin_scale": "reward per point of score margin",
-    "margin_coef_start": "weight of the margin reward at the start",
-    "margin_coef_end": "weight of the margin reward at the end (annealed linearly)",
-    "win_coef": "reward for winning (minus for losing) at the end of a game",
-    "p_pool": "share of games against a past snapshot",
-    "p_scripted": "share of games against a scripted agent (the rest: self-play)",
-    "scripted": "comma-separated scripted opponents, e.g. greedy,heuristic",
-    "pool_size": "snapshots kept in the opponent pool",
-    "bc_games": "teacher games for the behaviour-cloning warm start (0: none)",
-    "bc_epochs": "passes over the teacher data",
-    "bc_teacher": "agent spec cloned in the warm start",
-    "bc_lr": "learning rate of the warm start",
-    "eval_every": "PPO steps between evaluations, checkpoints and pool snapshots",
-    "eval_games": "games per opponent in each in-training evaluation",
-    "eval_opponents": "comma-separated opponents for the learning curve",
-    "seed": "random seed",
-    "device": "cpu or cuda (if available)",
-    "threads": "torch CPU threads",
-}
 
-
-TD_HELP = {
-    "total_games": "self-play games to train on",
-    "games_per_batch": "games collected between two updates",
-    "players": "seat counts to train on, one drawn per game (e.g. 2,3,4)",
-    "lam": "TD(lambda)'s lambda (1: Monte Carlo returns)",
-    "win_value": "worth of a win (minus for a loss) in units of 10 points",
-    "temperature_start": "softmax exploration over the moves' worth, at the start",
-    "temperature_end": "... at the end (annealed linearly)",
-    "p_scripted": "share of games against scripted agents (the rest: self-play)",
-    "scripted": "comma-separated scripted opponents for those games",
-    "lr": "Adam learning rate at the start",
-    "lr_end": "... at the end (annealed linearly)",
-    "epochs": "passes over the replay per update",
-    "minibatch": "decisions per gradient step",
-    "replay": "batches of games the regression keeps",
-    "processes": "self-play worker processes (and evaluation processes)",
-    "eval_every": "games between checkpoints and learning-curve matches",
-    "eval_games": "duplicate games per opponent in each learning-curve match",
-    "eval_opponents": "comma-separated opponents for the learning curve",
-    "seed": "random seed",
-    "shortlist": "moves looked at two moves ahead each turn",
-    "play_shortlist": "the shortlist the saved checkpoints play with (0: --shortlist)",
-    "reply_samples": "opponent hands dealt for the reply while it is unknown",
-    "refill": "our next move from the kept tiles topped up by a random draw",
-}
+def field_docs(config_cls: type) -> dict[str, str]:
+    """Each field's docstring (the string right below it, as CleanRL's configs write
+    them): the --help text, written once, beside the field it describes."""
+    tree = ast.parse(textwrap.dedent(inspect.getsource(config_cls)))
+    body = tree.body[0].body
+    docs = {}
+    for field_node, doc in zip(body, body[1:], strict=False):
+        if (
+            isinstance(field_node, ast.AnnAssign)
+            and isinstance(field_node.target, ast.Name)
+            and isinstance(doc, ast.Expr)
+            and isinstance(doc.value, ast.Constant)
+            and isinstance(doc.value.value, str)
+        ):
+            docs[field_node.target.id] = inspect.cleandoc(doc.value.value)
+    return docs
 
 
 def _bool(text: str) -> bool:
@@ -103,8 +57,10 @@ def _bool(text: str) -> bool:
     raise argparse.ArgumentTypeError(f"expected true/false, got {text!r}")
 
 
-def add_fields(parser, config_cls, helps: dict, skip: tuple = (), choices: dict | None = None):
-    """One --option per field of a config dataclass, its default shown in --help."""
+def add_fields(parser, config_cls, skip: tuple = (), choices: dict | None = None) -> None:
+    """One --option per field of a config dataclass: its docstring and default are the
+    option's --help."""
+    helps = field_docs(config_cls)
     config = config_cls()
     for f in dataclasses.fields(config_cls):
         if f.name in skip:
@@ -120,17 +76,14 @@ def add_fields(parser, config_cls, helps: dict, skip: tuple = (), choices: dict 
 
 def add_config_options(parser: argparse.ArgumentParser) -> None:
     """PPOConfig's and NetConfig's fields as options."""
-    add_fields(parser, PPOConfig, HELP, skip=("net",), choices={"backend": BACKENDS})
-    add_fields(
-        parser, NetConfig, {f.name: f"network {f.name}" for f in dataclasses.fields(NetConfig)}
-    )
+    add_fields(parser, PPOConfig, skip=("net",), choices={"backend": BACKENDS})
+    add_fields(parser, NetConfig)
 
 
 def add_td_options(parser: argparse.ArgumentParser) -> None:
     """TDConfig's and ValueNetConfig's fields as options."""
-    add_fields(parser, TDConfig, TD_HELP, skip=("net",))
-    net_help = {f.name: f"value network {f.name}" for f in dataclasses.fields(ValueNetConfig)}
-    add_fields(parser, ValueNetConfig, net_help, skip=("features",))
+    add_fields(parser, TDConfig, skip=("net",))
+    add_fields(parser, ValueNetConfig, skip=("features",))
 
 
 def add_run_options(parser: argparse.ArgumentParser, final_games: int, final_opps: str) -> None:

@@ -148,3 +148,19 @@ def test_evaluate_subcommand(smoke_run, capsys):
     cli.main(["evaluate", "--agents", ckpt, "random", "--games", "2", "--processes", "1"])
     out = capsys.readouterr().out
     assert "| random | 2 |" in out and "95% CI" in out
+
+
+def test_every_option_is_documented_once_beside_its_field():
+    from agents.move_value.network import ValueNetConfig
+    from agents.move_value.td import TDConfig
+
+    skipped = {"net", "features"}  # a sub-config; the feature count is not an option
+    for cls in (PPOConfig, NetConfig, TDConfig, ValueNetConfig):
+        docs = cli.field_docs(cls)
+        assert set(docs) == {f.name for f in dataclasses.fields(cls)} - skipped, cls
+        assert all(docs.values()), cls
+    assert not hasattr(cli, "HELP") and not hasattr(cli, "TD_HELP")
+    parser = cli.build_parser()
+    ppo = next(a for a in parser._subparsers._group_actions[0].choices["ppo"]._actions
+               if a.dest == "total_steps")  # fmt: skip
+    assert ppo.help == f"{cli.field_docs(PPOConfig)['total_steps']} (default: 2048)"

@@ -34,11 +34,12 @@ LOOK_AHEAD_FEATURES = (
 @dataclass(frozen=True)
 class LookAhead:
     """How far the agent looks at its shortlist; a checkpoint stores the settings its agent
-    plays with (those of self-play, or a longer shortlist: ``TDConfig.play_shortlist``)."""
+    plays with (those of self-play, or a longer shortlist: ``TDConfig.play_shortlist``).
+    These defaults are the only ones: ``TDConfig``'s look-ahead fields default to them."""
 
     shortlist: int = 6  # moves looked at two moves ahead
-    reply_samples: int = 1  # opponent hands dealt while unknown; the reply is their mean
-    refill: bool = False  # our next move from the kept tiles topped up by a random draw
+    reply_samples: int = 2  # opponent hands dealt while unknown; the reply is their mean
+    refill: bool = True  # our next move from the kept tiles topped up by a random draw
 
     def __post_init__(self) -> None:
         if self.shortlist < 1 or self.reply_samples < 1:

@@ -27,7 +27,9 @@ from agents.move_value.features import NUM_MOVE_FEATURES
 class ValueNetConfig:
     features: int = NUM_MOVE_FEATURES
     hidden: int = 64
-    layers: int = 2  # hidden layers
+    """value network hidden width"""
+    layers: int = 2
+    """value network hidden layers"""
 
     def to_dict(self) -> dict:
         return asdict(self)

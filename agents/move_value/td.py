@@ -42,32 +42,56 @@ from qwirkle_env.view import PlayerView
 
 @dataclass
 class TDConfig:
-    """Every hyper-parameter of a run. Defaults: the default run (docs/learned_agent.md)."""
+    """Every hyper-parameter of a run. Defaults: the default run (docs/learned_agent.md).
+    Each field's docstring is its --help text."""
 
     total_games: int = 4_000
+    """self-play games to train on"""
     games_per_batch: int = 100
-    players: str = "2"  # comma-separated seat counts, one drawn per game, e.g. "2,3,4"
-    lam: float = 0.7  # TD(lambda)
-    win_value: float = 2.0  # the game result, in units of POINT_SCALE points
-    temperature_start: float = 0.3  # softmax exploration over the moves' worth
+    """games collected between two updates"""
+    players: str = "2"
+    """seat counts to train on, one drawn per game (e.g. 2,3,4)"""
+    lam: float = 0.7
+    """TD(lambda)'s lambda (1: Monte Carlo returns)"""
+    win_value: float = 2.0
+    """worth of a win (minus for a loss) in units of 10 points"""
+    temperature_start: float = 0.3
+    """softmax exploration over the moves' worth, at the start"""
     temperature_end: float = 0.05
-    p_scripted: float = 0.4  # share of games with scripted agents in the other seats
+    """... at the end (annealed linearly)"""
+    p_scripted: float = 0.4
+    """share of games against scripted agents (the rest: self-play)"""
     scripted: str = "greedy,heuristic"
+    """comma-separated scripted opponents for those games"""
     lr: float = 1e-3
-    lr_end: float = 1e-4  # annealed linearly to this by the last batch
-    epochs: int = 2  # passes over the replay per batch
+    """Adam learning rate at the start"""
+    lr_end: float = 1e-4
+    """... at the end (annealed linearly)"""
+    epochs: int = 2
+    """passes over the replay per update"""
     minibatch: int = 512
-    replay: int = 4  # batches kept for the regression
+    """decisions per gradient step"""
+    replay: int = 4
+    """batches of games the regression keeps"""
     processes: int = 2
-    eval_every: int = 2_000  # games between checkpoints and learning-curve matches
+    """self-play worker processes (and evaluation processes)"""
+    eval_every: int = 2_000
+    """games between checkpoints and learning-curve matches"""
     eval_games: int = 100
+    """duplicate games per opponent in each learning-curve match"""
     eval_opponents: str = "greedy,heuristic"
+    """comma-separated opponents for the learning curve"""
     seed: int = 0
+    """random seed"""
     # the look ahead at the shortlist (look_ahead.LookAhead), stored in checkpoints
-    shortlist: int = 6
-    play_shortlist: int = 0  # the shortlist the saved agent plays with (0: ``shortlist``)
-    reply_samples: int = 2
-    refill: bool = True
+    shortlist: int = LookAhead.shortlist
+    """moves looked at two moves ahead each turn"""
+    play_shortlist: int = 0
+    """the shortlist the saved checkpoints play with (0: --shortlist)"""
+    reply_samples: int = LookAhead.reply_samples
+    """opponent hands dealt for the reply while it is unknown"""
+    refill: bool = LookAhead.refill
+    """our next move from the kept tiles topped up by a random draw"""
     net: ValueNetConfig = field(default_factory=ValueNetConfig)
 
     def __post_init__(self) -> None:

@@ -50,8 +50,11 @@ class NetConfig:
     """Architecture; saved in every checkpoint and compared on load."""
 
     channels: int = 32
+    """network channels"""
     blocks: int = 4
+    """network residual blocks"""
     hidden: int = 128
+    """network hidden width"""
 
     def to_dict(self) -> dict:
         return asdict(self)

@@ -34,52 +34,88 @@ BACKENDS = ("aec", "vector")
 @dataclass
 class PPOConfig:
     """Every hyper-parameter of a run. Defaults: the default run on 2 CPU cores
-    (docs/training.md gives its time)."""
+    (docs/training.md gives its time). Each field's docstring is its --help text."""
 
     # environment
     num_players: int = 2
+    """seats per game (2-4)"""
     window: int = DEFAULT_WINDOW
+    """env window side W (the network works for any W)"""
     strict_opening: bool = True
-    # rollouts: "aec" (num_envs AEC envs) or "vector" (the batched simulator; no
-    # scripted opponents there: its p_scripted share of games is self-play)
+    """force the largest-group opening (rules default)"""
+    # rollouts
     backend: str = "aec"
+    """rollouts from AEC envs (aec) or the batched simulator (vector; no scripted
+    opponents there: the default --p-scripted share is self-play, a different
+    --p-scripted or --scripted is an error)"""
     # budget
-    total_steps: int = 2_048  # learner transitions collected by PPO
+    total_steps: int = 2_048
+    """learner sub-steps collected by PPO"""
     num_envs: int = 16
-    rollout_steps: int = 1024  # transitions per PPO update
+    """games stepped together, one batched forward per step"""
+    rollout_steps: int = 1024
+    """transitions per PPO update"""
     # PPO
     epochs: int = 2
+    """passes over each rollout"""
     minibatch: int = 256
+    """transitions per gradient step"""
     lr: float = 2e-4
+    """Adam learning rate (PPO)"""
     anneal_lr: bool = True
+    """decay the PPO learning rate linearly to 0"""
     gamma: float = 0.995
+    """discount per sub-step"""
     gae_lambda: float = 0.95
+    """GAE lambda"""
     clip: float = 0.2
+    """PPO clip range"""
     ent_coef: float = 0.003
+    """entropy bonus weight"""
     vf_coef: float = 0.5
+    """value loss weight"""
     max_grad_norm: float = 0.5
+    """gradient clipping norm"""
     # reward
     margin_scale: float = 0.05
+    """reward per point of score margin"""
     margin_coef_start: float = 1.0
+    """weight of the margin reward at the start"""
     margin_coef_end: float = 0.25
+    """weight of the margin reward at the end (annealed linearly)"""
     win_coef: float = 1.0
+    """reward for winning (minus for losing) at the end of a game"""
     # opponents, per game: pool snapshot, scripted agent, else self-play
     p_pool: float = 0.2
+    """share of games against a past snapshot"""
     p_scripted: float = 0.3
-    scripted: str = "greedy"  # comma-separated agent specs
+    """share of games against a scripted agent (the rest: self-play)"""
+    scripted: str = "greedy"
+    """comma-separated scripted opponents, e.g. greedy,heuristic"""
     pool_size: int = 8
+    """snapshots kept in the opponent pool"""
     # warm start by behaviour cloning (0 games: PPO from scratch)
     bc_games: int = 16
+    """teacher games for the behaviour-cloning warm start (0: none)"""
     bc_epochs: int = 2
+    """passes over the teacher data"""
     bc_teacher: str = "greedy"
+    """agent spec cloned in the warm start"""
     bc_lr: float = 1e-3
+    """learning rate of the warm start"""
     # evaluation and checkpoints
     eval_every: int = 2_048
+    """PPO steps between evaluations, checkpoints and pool snapshots"""
     eval_games: int = 16
+    """games per opponent in each in-training evaluation"""
     eval_opponents: str = "random,greedy"
+    """comma-separated opponents for the learning curve"""
     seed: int = 0
+    """random seed"""
     device: str = "cpu"
-    threads: int = 1  # faster than 2 when the 2 cores are shared (docs/training.md)
+    """cpu or cuda (if available)"""
+    threads: int = 1
+    """torch CPU threads (1 is faster than 2 on 2 shared cores: docs/training.md)"""
     net: NetConfig = field(default_factory=NetConfig)
 
     def __post_init__(self) -> None:
