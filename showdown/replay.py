@@ -17,11 +17,11 @@ most ``MAX_EXCHANGE_RUN`` exchanges), and each frame is kept as compact JSON byt
 from __future__ import annotations
 
 import json
-import random
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from agents.evaluation.harness import agent_seeds, spec_of_name
 from qwirkle_env.engine.game import Game
 from qwirkle_env.engine.moves import Placement, move_from_json
 from qwirkle_env.engine.save import FORMAT, RECORD_FORMAT
@@ -232,7 +232,7 @@ def replay_harness_game(
     game = results["games"][index]
     seed, lineup, deal, rot = results["seed"], game["lineup"], game["deal"], game["rotation"]
     names = [results["names"][a] for a in game["agents"]]
-    specs = [_base_spec(name) for name in names]
+    specs = [spec_of_name(name) for name in names]
     env_seed, saved, n = game["env_seed"], game["scores"], results["num_players"]
     for spec in specs:
         if spec.lower().startswith("ckpt:") and ckpt_key(spec) not in allowed_ckpts:
@@ -240,10 +240,8 @@ def replay_harness_game(
                 f"this game seats {spec!r}; open it with that checkpoint offered by the "
                 "server (python train.py serve --ckpt PATH)"
             )
-    # The harness's seeds: agents/evaluation/harness.py run_tournament.
-    rs = random.Random(f"{seed}:{lineup}:{deal}:{rot}")
-    agent_seeds = [rs.randrange(2**31) for _ in range(n)]
-    table = Table(specs, seed=env_seed, agent_seeds=agent_seeds)
+    seeds = agent_seeds(seed, lineup, deal, rot, n)  # the harness's own derivation
+    table = Table(specs, seed=env_seed, agent_seeds=seeds)
     if running:
         running(table, True)
     try:
@@ -270,11 +268,6 @@ def replay_harness_game(
             "an agent did not repeat its moves (a time-budgeted search need not)"
         )
     return record, warning, names
-
-
-def _base_spec(name: str) -> str:
-    """The harness names a repeated spec ``spec#2``; the spec itself has no ``#``."""
-    return name.rsplit("#", 1)[0] if "#" in name else name
 
 
 def ckpt_key(spec: str) -> str:

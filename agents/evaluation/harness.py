@@ -134,6 +134,18 @@ def _names(specs: list[str]) -> list[str]:
     return names
 
 
+def spec_of_name(name: str) -> str:
+    """The spec behind a results name: a repeated spec is named ``spec#2``, and a spec
+    itself has no ``#``."""
+    return name.rsplit("#", 1)[0] if "#" in name else name
+
+
+def agent_seeds(seed: int, lineup: int, deal: int, rotation: int, num_players: int) -> list[int]:
+    """Each seat's agent seed in one game of a tournament: a replay derives them the same way."""
+    rs = random.Random(f"{seed}:{lineup}:{deal}:{rotation}")
+    return [rs.randrange(2**31) for _ in range(num_players)]
+
+
 def run_tournament(
     agent_specs: list[str],
     games: int,
@@ -169,9 +181,8 @@ def run_tournament(
         for d, env_seed in enumerate(deal_seeds):
             for rot in range(num_players):
                 seats = [lineup[(s - rot) % num_players] for s in range(num_players)]
-                rs = random.Random(f"{seed}:{li}:{d}:{rot}")
-                agent_seeds = [rs.randrange(2**31) for _ in range(num_players)]
-                tasks.append((li, d, rot, env_seed, seats, specs, agent_seeds))
+                seeds = agent_seeds(seed, li, d, rot, num_players)
+                tasks.append((li, d, rot, env_seed, seats, specs, seeds))
     results = Results(_names(specs), num_players, seed, lineups)
     start = time.perf_counter()
     bar = tqdm(total=len(tasks), desc="games", disable=not progress, smoothing=0.05)
