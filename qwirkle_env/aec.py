@@ -311,7 +311,7 @@ class raw_env(AECEnv, EzPickle):
         gained = 0
         if kind[0] == "place":
             _, t, r, c = kind
-            turn.place((self._origin[0] + r, self._origin[1] + c), t, checked=True)
+            turn.place((self._origin[0] + r, self._origin[1] + c), t, trusted=True)
             self._observer.place(r, c, t)
             self._observer.took(turn, t, exchanged=False)
             if self.reward_mode != "win":
@@ -390,7 +390,7 @@ class raw_env(AECEnv, EzPickle):
         kind, what = table.move(int(action))
         seat = self.game.current
         if kind == "place":
-            gained = self.game.apply_placement(list(what), checked=True)
+            gained = self.game.apply_placement(list(what), trusted=True)
         else:
             gained = self.game.apply_exchange(list(what))
         self._after_move(seat, gained)

@@ -71,7 +71,7 @@ def play_checked(seed: int) -> int:
             assert game.legal_moves()[: len(found)] == game.legal_placements()
         kind, data = choose(game, policy, rng, found)
         if kind == "place":
-            game.apply_placement(list(data), checked=True)
+            game.apply_placement(list(data), trusted=True)
         else:
             game.apply_exchange(data)
     return positions

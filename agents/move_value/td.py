@@ -193,7 +193,7 @@ def play_game(
             i = select(layers, cands, temperature, rng, how)
             kind, what = cands.move(i)
             if kind == "place":
-                game.apply_placement(list(what), checked=True)
+                game.apply_placement(list(what), trusted=True)
             else:
                 game.apply_exchange(list(what))
             feats[seat].append(cands.features[i])

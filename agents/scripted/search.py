@@ -34,7 +34,7 @@ def greedy_rollout(game: Game, turns: int | None, rng: random.Random) -> None:
     while not game.over and n < limit:
         rows = game.placement_rows()  # game.placements_with_points() as one array
         if len(rows):
-            game.apply_placement(row_items(rows[best_row(rows, rng)]), checked=True)
+            game.apply_placement(row_items(rows[best_row(rows, rng)]), trusted=True)
         else:
             hand = game.hands[game.current]
             game.apply_exchange(exchange_rule(hand, len(game.bag), rng))

@@ -171,10 +171,10 @@ class Game:
         raise TypeError(f"a move is a Placement or an Exchange, got {move!r}")
 
     def apply_placement(
-        self, items: list[tuple[Cell, int]], *, checked: bool = False, move: Move | None = None
+        self, items: list[tuple[Cell, int]], *, trusted: bool = False, move: Move | None = None
     ) -> int:
         """``apply`` for a placement given as ``[(cell, tile_id), ...]``, the form
-        ``placements_with_points`` lists. ``checked=True`` trusts that the placement is
+        ``placements_with_points`` lists. ``trusted=True`` trusts that the placement is
         legal on this board (a Turn or the move list built it), so its points are read off
         the frontier instead of checking every line; hand and opening are still checked.
         ``move`` is the Placement to record in the history (built from ``items`` if None)."""
@@ -192,7 +192,7 @@ class Game:
                 f"opening: the first move must place exactly {self.opening_size} tiles, "
                 f"the largest colour or shape group of the opener's hand (got {len(items)})"
             )
-        points = self.board.score_legal(items) if checked else self.board.score_ids(items)
+        points = self.board.score_legal(items) if trusted else self.board.score_ids(items)
         self.board.place_legal(items)
         self.opening_size = None
         rest.extend(self.bag.draw(HAND_SIZE - len(rest)))
