@@ -139,3 +139,15 @@ def nearly_dead_table() -> Game:
         bag=rest[11:], hands=hands, scores=[40, 38], history=[], skips=[], bonus_seat=None,
         over=False, current=0, opening_size=None,
     )  # fmt: skip
+
+
+@pytest.fixture()
+def value_ckpt(tmp_path):
+    """An untrained move-value network saved as a checkpoint."""
+    from agents.checkpoint import save_checkpoint
+    from agents.move_value.look_ahead import LookAhead
+    from agents.move_value.network import MoveValueNet
+    from agents.move_value.run import env_options
+
+    net = MoveValueNet()
+    return save_checkpoint(tmp_path / "v.pt", net, env_options(LookAhead()), {"x": 1}, 5)

@@ -111,7 +111,7 @@ def _reachable(e) -> set:
                 continue
             _, t, r, c = kind
             saved = (list(turn.placed), list(turn.hand_left))
-            turn.place((e.origin[0] + r, e.origin[1] + c), t, checked=True)
+            turn.place((e.origin[0] + r, e.origin[1] + c), t, trusted=True)
             e._mask_cache = None
             search()
             turn.placed, turn.hand_left = saved
