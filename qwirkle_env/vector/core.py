@@ -243,17 +243,18 @@ def new_turn(s, i, redraw):
 
 
 @kernel
-def _give(s, i, seat, gained):
-    mode = s.cfg[C_REWARD]
+def give_points(rewards, i, seat, gained, mode, n):
+    """The dense rewards of points gained by ``seat`` in game i: all to it under "points",
+    and under "margin" also minus an equal share to each of the n - 1 others; nothing under
+    "win". Both simulators call it, each with its own state's config."""
     if gained == 0 or mode == REWARD_WIN:
         return
-    s.rewards[i, seat] += gained
+    rewards[i, seat] += gained
     if mode == REWARD_MARGIN:
-        n = s.cfg[C_PLAYERS]
         share = gained / (n - 1)
         for other in range(n):
             if other != seat:
-                s.rewards[i, other] -= share
+                rewards[i, other] -= share
 
 
 @kernel
@@ -326,7 +327,9 @@ def end_turn(s, i):
             points += END_BONUS
             s.over[i] = True
         s.scores[i, seat] += points
-        _give(s, i, seat, points - s.turn_points[i])
+        give_points(
+            s.rewards, i, seat, points - s.turn_points[i], s.cfg[C_REWARD], s.cfg[C_PLAYERS]
+        )
         if not s.over[i]:
             _advance(s, i, True)
     if s.over[i]:
@@ -376,7 +379,8 @@ def apply_action(s, i, a):
         s.tiles[i] += 1
         if s.cfg[C_REWARD] != REWARD_WIN:
             points = score_placed(s, i)
-            _give(s, i, s.current[i], points - s.turn_points[i])
+            gained = points - s.turn_points[i]
+            give_points(s.rewards, i, s.current[i], gained, s.cfg[C_REWARD], s.cfg[C_PLAYERS])
             s.turn_points[i] = points
         set_mask(s, i)
     elif a < exchange_base + NUM_TYPES:
