@@ -13,6 +13,7 @@ from conftest import game_at
 
 from agents.move_value.agent import select
 from agents.move_value.features import FEATURES, NUM_MOVE_FEATURES, POINT_SCALE, candidates
+from agents.move_value.look_ahead import LookAhead
 from agents.move_value.network import MoveValueNet
 from qwirkle_env import Board, Color, Shape, Tile
 from qwirkle_env.engine.lines import mask_of
@@ -101,7 +102,8 @@ def test_the_kept_tiles_best_next_move_is_looked_at():
     square, diamond = Tile(Color.RED, Shape.SQUARE), Tile(Color.RED, Shape.DIAMOND)
     cands = candidates(_crafted(board, [square, diamond]))
     row = next(i for i, items in enumerate(cands.placements) if items == (((0, 1), square.id),))
-    cands.look_ahead([row], random.Random(0))
+    no_refill = LookAhead(reply_samples=1, refill=False)  # the kept tiles alone, no draw
+    cands.look_ahead([row], random.Random(0), no_refill)
     assert cands.features[row][F["next_points"]] == pytest.approx(3 / POINT_SCALE)
     assert cands.kept(row) == [diamond.id]
 
