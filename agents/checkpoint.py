@@ -6,9 +6,12 @@ configuration is stored beside them: a file edited after saving, truncated, or f
 another architecture or env fails with a ValueError that says which.
 
 Three kinds of network are saved this way, each under its own format name: the tile-level
-policy of masked PPO (``qwirkle-ppo``), the move-value network of TD self-play
-(``qwirkle-move-value``) and the whole-move policy that the RL-library recipes train
-(``qwirkle-move-policy``). A loader that asks for one kind refuses the others by name.
+policy of masked PPO (``qwirkle-ppo``, the name files have carried since the first version),
+the move-value network of TD self-play (``qwirkle-move-value``) and the whole-move policy
+that the RL-library recipes train (``qwirkle-move-policy``). Each network class names its
+format and configuration class (``FORMAT``, ``CONFIG``), so this module sits below the
+learners and imports none of them; a loader names the classes it accepts and refuses the
+other kinds by name.
 """
 
 from __future__ import annotations
@@ -19,21 +22,17 @@ import os
 from pathlib import Path
 
 import torch
+from torch import nn
 
-from .move_policy import MovePolicyConfig, MovePolicyNet
-from .network import NetConfig, PolicyValueNet
-from .value_net import MoveValueNet, ValueNetConfig
-
-FORMAT = "qwirkle-ppo"  # the tile-level policy
+TILE_FORMAT = "qwirkle-ppo"  # the tile-level PPO policy
 VALUE_FORMAT = "qwirkle-move-value"  # the move-value network
 MOVES_FORMAT = "qwirkle-move-policy"  # the whole-move policy of the library recipes
 VERSION = 1
 KINDS = {
-    FORMAT: (NetConfig, PolicyValueNet, "a tile-level masked-PPO policy"),
-    VALUE_FORMAT: (ValueNetConfig, MoveValueNet, "a move-value network from TD self-play"),
-    MOVES_FORMAT: (MovePolicyConfig, MovePolicyNet, "a whole-move policy over candidate rows"),
+    TILE_FORMAT: "a tile-level masked-PPO policy",
+    VALUE_FORMAT: "a move-value network from TD self-play",
+    MOVES_FORMAT: "a whole-move policy over candidate rows",
 }
-FORMAT_OF = {PolicyValueNet: FORMAT, MoveValueNet: VALUE_FORMAT, MovePolicyNet: MOVES_FORMAT}
 
 
 def _digest(state_dict: dict, meta: dict) -> str:
@@ -48,17 +47,18 @@ def _digest(state_dict: dict, meta: dict) -> str:
 
 def save_checkpoint(
     path: str | Path,
-    net: PolicyValueNet | MoveValueNet | MovePolicyNet,
+    net: nn.Module,
     env_options: dict,
     train_config: dict | None = None,
     step: int = 0,
 ) -> Path:
-    """Writes the checkpoint atomically (a temporary file, then a rename)."""
+    """Writes the checkpoint atomically (a temporary file, then a rename); ``net`` is one of
+    the learners' networks (a class with ``FORMAT`` and a ``config``)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     state = {k: v.detach().cpu().clone() for k, v in net.state_dict().items()}
     meta = {
-        "format": FORMAT_OF[type(net)],
+        "format": type(net).FORMAT,
         "version": VERSION,
         "net": net.config.to_dict(),
         "env": dict(env_options),
@@ -76,11 +76,13 @@ def load_checkpoint(
     path: str | Path,
     expect_env: dict | None = None,
     expect_net: dict | None = None,
-    kind: str | None = FORMAT,
-) -> tuple[PolicyValueNet | MoveValueNet | MovePolicyNet, dict]:
-    """(network in eval mode, metadata). ValueError if the file is unreadable, tampered
-    with, of another ``kind`` (a format name; None takes either), or its env/architecture
-    differs from ``expect_env`` / ``expect_net``."""
+    *,
+    kind: type[nn.Module] | tuple[type[nn.Module], ...],
+) -> tuple[nn.Module, dict]:
+    """(network in eval mode, metadata). ``kind`` is the network class, or a tuple of the
+    classes, that the caller accepts. ValueError if the file is unreadable, tampered with,
+    of another kind, or its env/architecture differs from ``expect_env`` / ``expect_net``."""
+    accepted = {cls.FORMAT: cls for cls in (kind if isinstance(kind, tuple) else (kind,))}
     path = Path(path)
     if not path.is_file():
         raise ValueError(f"checkpoint {path} does not exist")
@@ -92,10 +94,10 @@ def load_checkpoint(
     if found not in KINDS:
         known = " or ".join(KINDS)
         raise ValueError(f"{path} is not a qwirkle-env checkpoint (format {found!r}, need {known})")
-    if kind is not None and found != kind:
+    if found not in accepted:
+        asked = " or ".join(f"{KINDS[f]} (format {f!r})" for f in accepted)
         raise ValueError(
-            f"checkpoint {path} holds {KINDS[found][2]} (format {found!r}), "
-            f"but {KINDS[kind][2]} (format {kind!r}) was asked for"
+            f"checkpoint {path} holds {KINDS[found]} (format {found!r}), but {asked} was asked for"
         )
     if blob.get("version") != VERSION:
         raise ValueError(f"checkpoint {path} has version {blob.get('version')}, need {VERSION}")
@@ -116,9 +118,9 @@ def load_checkpoint(
                 f"{k}: checkpoint {a!r} vs requested {b!r}" for k, (a, b) in diff.items()
             )
             raise ValueError(f"checkpoint {path} has an incompatible {what} config ({parts})")
-    config_cls, net_cls, _ = KINDS[found]
+    net_cls = accepted[found]
     try:
-        net = net_cls(config_cls(**meta["net"]))
+        net = net_cls(net_cls.CONFIG(**meta["net"]))
     except (TypeError, ValueError) as err:
         raise ValueError(f"checkpoint {path}: unknown or unusable architecture ({err})") from None
     try:

@@ -16,11 +16,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from agents.registry import make_agent
 from qwirkle_env import raw_env
 from qwirkle_env.engine.moves import Placement
 from qwirkle_env.engine.tiles import Tile
-
-from .registry import make_agent
 
 HELP = __doc__.split("\n\n", 1)[1]
 

@@ -1,20 +1,24 @@
 """The registry: agents built from short spec strings.
 
-Specs are strings (``"greedy"``, ``"search:budget=0.1"``, ``"ckpt:PATH"``) so that worker
-processes and command lines can rebuild the same agents. The registry sits above the
-scripted agents and imports them; learned agents load from checkpoints on demand (torch is
-imported only then).
+Specs are strings (``"greedy"``, ``"search:budget=0.1"``, ``"learned"``, ``"ckpt:PATH"``) so
+that worker processes and command lines can rebuild the same agents. The registry sits above
+the scripted agents and imports them; learned agents load from checkpoints on demand
+(``agents.loading``, and torch, are imported only then). The shipped checkpoints have names
+of their own (``SHIPPED``) and travel inside the installed package, so ``"learned"`` works
+from any directory.
 """
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
+from pathlib import Path
 
-from .base import Agent
-from .baselines import GreedyAgent, RandomAgent
-from .heuristic import HeuristicAgent
-from .options import check_options, describe
-from .search import SearchAgent
+from agents.base import Agent
+from agents.options import check_options, describe
+from agents.scripted.baselines import GreedyAgent, RandomAgent
+from agents.scripted.heuristic import HeuristicAgent
+from agents.scripted.search import SearchAgent
 
 AGENTS: dict[str, Callable[..., Agent]] = {
     "random": RandomAgent,
@@ -23,6 +27,14 @@ AGENTS: dict[str, Callable[..., Agent]] = {
     "search": SearchAgent,
 }
 CHECKPOINT = "ckpt:"  # "ckpt:PATH": the agent a trained checkpoint describes
+SHIPPED = {  # registry name -> its file among the shipped checkpoints (docs/learned_agent.md)
+    "learned": "move_value.pt",  # the 1-ply move-value agent (TD self-play)
+    "tile-ppo": "tile_ppo.pt",  # the tile-level masked-PPO reference
+    "sb3-moves": "sb3_moves.pt",  # the whole-move policy, trained by each RL library
+    "tianshou-moves": "tianshou_moves.pt",
+    "rllib-moves": "rllib_moves.pt",
+}
+RENAMED = {"qwirkle_ppo.pt": "learned"}  # shipped files renamed since: old name -> spec
 MAX_SPEC = 1000  # characters
 
 
@@ -35,6 +47,34 @@ def register(name: str) -> Callable:
         return cls
 
     return deco
+
+
+def shipped_dir() -> Path:
+    """Where the shipped checkpoints lie: inside the installed package (``agents/shipped``,
+    pyproject.toml maps the checkout's ``checkpoints/`` there) or in the checkout."""
+    here = Path(__file__).resolve().parent
+    return here / "shipped" if (here / "shipped").is_dir() else here.parent / "checkpoints"
+
+
+def checkpoint_path(spec: str) -> Path | None:
+    """The checkpoint file a spec plays (a shipped name or ``ckpt:PATH``), else None. A path
+    to a shipped file under its old name loads the file with a DeprecationWarning that names
+    the spec to use."""
+    text = spec.strip() if isinstance(spec, str) else ""
+    if text.lower() in SHIPPED:
+        return shipped_dir() / SHIPPED[text.lower()]
+    if not text.lower().startswith(CHECKPOINT):
+        return None
+    path = Path(text[len(CHECKPOINT) :])
+    if not path.exists() and path.name in RENAMED:
+        new = RENAMED[path.name]
+        warnings.warn(
+            f"agent spec {text!r} is deprecated: the file was renamed; use the spec {new!r}",
+            DeprecationWarning,
+            stacklevel=3,
+        )
+        return shipped_dir() / SHIPPED[new]
+    return path
 
 
 def _value(text: str):
@@ -69,6 +109,8 @@ def parse_spec(spec: str) -> tuple[str, dict]:
             )
         kwargs[key.strip()] = _value(val.strip())
     name = name.strip().lower()
+    if name in SHIPPED and kwargs:
+        raise ValueError(f"agent spec {spec!r}: the shipped agent {name!r} takes no options")
     cls = AGENTS.get(name)
     if cls is not None:
         try:
@@ -80,17 +122,19 @@ def parse_spec(spec: str) -> tuple[str, dict]:
 
 def make_agent(spec: str) -> Agent:
     """Builds an agent from a spec: ``random``, ``greedy``, ``heuristic``, ``search``,
-    options as ``name:key=value,...``, or ``ckpt:PATH`` for a trained checkpoint."""
-    if isinstance(spec, str) and spec.strip().lower().startswith(CHECKPOINT):
-        from .policy import load_agent  # torch: only when a checkpoint is asked for
+    options as ``name:key=value,...``, a shipped checkpoint's name (``learned``,
+    ``tile-ppo``...) or ``ckpt:PATH`` for any trained checkpoint."""
+    path = checkpoint_path(spec)
+    if path is not None:
+        from agents.loading import load_agent  # torch: only when a checkpoint is asked for
 
-        agent = load_agent(spec.strip()[len(CHECKPOINT) :])
+        agent = load_agent(path)
         agent.name = spec.strip()
         return agent
     name, kwargs = parse_spec(spec)
     cls = AGENTS.get(name)
     if cls is None:
-        known = ", ".join(sorted(AGENTS) + [CHECKPOINT + "PATH"])
+        known = ", ".join(sorted(AGENTS) + sorted(SHIPPED) + [CHECKPOINT + "PATH"])
         raise ValueError(f"unknown agent {name!r} in spec {spec!r}; known agents: {known}")
     try:
         agent = cls(**kwargs)
@@ -106,5 +150,10 @@ def agent_options(name: str) -> list[str]:
 
 
 def agent_names() -> list[str]:
-    """The scripted agents' names (``ckpt:PATH`` aside)."""
+    """The scripted agents' names (``ckpt:PATH`` and the shipped names aside)."""
     return sorted(AGENTS)
+
+
+def shipped_names() -> list[str]:
+    """The shipped checkpoints' names whose file is present, in ``SHIPPED``'s order."""
+    return [name for name, file in SHIPPED.items() if (shipped_dir() / file).is_file()]

@@ -38,7 +38,8 @@ import time
 
 import numpy as np
 
-from qwirkle_env import Exchange, Game, Placement, Tile
+from agents.base import placement
+from qwirkle_env import Exchange, Game
 from qwirkle_env.engine.lines import mask_of
 from qwirkle_env.engine.placements import (
     WIDTH,
@@ -96,7 +97,7 @@ def greedy_move(game: Game, rng: random.Random):
     if found:
         best = max(points for _, points in found)
         items = rng.choice([items for items, points in found if points == best])
-        return Placement((cell, Tile.from_id(t)) for cell, t in items)
+        return placement(items)
     hand = game.hand()
     return Exchange(hand[: len(game.bag)])
 
@@ -111,7 +112,7 @@ def python_greedy_move(game: Game, rng: random.Random):
     if found:
         best = max(points for _, points in found)
         items = rng.choice([items for items, points in found if points == best])
-        return Placement((cell, Tile.from_id(t)) for cell, t in items)
+        return placement(items)
     hand = game.hand()
     return Exchange(hand[: len(game.bag)])
 
@@ -150,7 +151,7 @@ def play_games(policy, games: int, seed: int) -> tuple[list[float], int]:
             move = policy(game, rng)
             if isinstance(move, tuple):  # (kind, ids) through the id-level API
                 if move[0] == "place":
-                    game.apply_placement(move[1], checked=True)
+                    game.apply_placement(move[1], trusted=True)
                 else:
                     game.apply_exchange(move[1])
             else:

@@ -3,7 +3,7 @@ first K rows (the move mode's order) against itself shown every legal move.
 
     python benchmarks/move_cut.py --k 256 --games 400
 
-Duplicate deals through the harness (``agents.evaluate``), 2 players. The restricted agent
+Duplicate deals through the harness (``agents.evaluation.harness``), 2 players. The restricted agent
 is the shipped checkpoint's ``ValueAgent`` whose candidates are cut to the rows the env
 would show; the table below prints its result against the unrestricted one.
 """
@@ -19,14 +19,14 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents.base import PlanningAgent, exchange, placement  # noqa: E402
-from agents.evaluate import run_tournament  # noqa: E402
-from agents.move_features import Candidates, candidates  # noqa: E402
-from agents.policy import load_agent  # noqa: E402
+from agents.evaluation.harness import run_tournament  # noqa: E402
+from agents.loading import load_agent  # noqa: E402
+from agents.move_value.agent import select  # noqa: E402
+from agents.move_value.features import Candidates, candidates  # noqa: E402
 from agents.registry import register  # noqa: E402
-from agents.value_agent import select  # noqa: E402
 from qwirkle_env.position import Position  # noqa: E402
 
-CKPT = "checkpoints/qwirkle_ppo.pt"
+CKPT = "checkpoints/move_value.pt"
 
 
 def cut(cands: Candidates, k: int) -> Candidates:

@@ -1,4 +1,4 @@
-"""Trainer throughput per rollout backend: PPO iterations exactly as ``agents.ppo.train``
+"""Trainer throughput per rollout backend: PPO iterations exactly as ``agents.tile_ppo.ppo.train``
 runs them (collect ``rollout_steps`` learner transitions, update, carry pending ones over).
 
     python benchmarks/rollout_backends.py --backends aec vector --num-envs 16 64
@@ -20,8 +20,8 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agents.network import PolicyValueNet  # noqa: E402
-from agents.ppo import PPOConfig, make_rollouts, ppo_update  # noqa: E402
+from agents.tile_ppo.network import PolicyValueNet  # noqa: E402
+from agents.tile_ppo.ppo import PPOConfig, make_rollouts, ppo_update  # noqa: E402
 
 
 def measure(cfg: PPOConfig, iterations: int, initial: dict | None) -> dict:
@@ -69,7 +69,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.ckpt:
         from agents.checkpoint import load_checkpoint
 
-        initial = load_checkpoint(args.ckpt)[0].state_dict()
+        initial = load_checkpoint(args.ckpt, kind=PolicyValueNet)[0].state_dict()
     print("| backend | num_envs | learner steps/s (collect) | agent-steps/s (collect) "
           "| forward share of collect | update s per 1k steps | iteration steps/s |")  # fmt: skip
     print("|---|---|---|---|---|---|---|")

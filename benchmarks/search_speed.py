@@ -3,7 +3,7 @@
     python benchmarks/search_speed.py                 # about a minute
     python benchmarks/search_speed.py --positions 60 --sims 8
 
-The search agent (``agents/search.py``, default settings: 10 candidates, rollouts of two
+The search agent (``agents/scripted/search.py``, default settings: 10 candidates, rollouts of two
 greedy turns, to the end once the bag is empty) with a fixed number of simulations, on
 positions of seeded greedy-vs-greedy 2-player games, one decision per position. A fixed
 number of simulations makes the agent's choices reproducible, so the table also prints a
@@ -23,7 +23,7 @@ import platform
 import random
 import time
 
-from agents.search import SearchAgent
+from agents.scripted.search import SearchAgent
 from qwirkle_env import Game
 from qwirkle_env.view import PlayerView
 

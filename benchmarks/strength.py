@@ -3,13 +3,13 @@
     python benchmarks/strength.py                   # about 30 min on 2 busy cores
     python benchmarks/strength.py --quick           # a smoke run of a few games
 
-Matches through ``agents.evaluate.run_tournament`` (duplicate deals, seed 11: a seed the
+Matches through ``agents.evaluation.harness.run_tournament`` (duplicate deals, seed 11: a seed the
 learned agent was never tuned on), each against a target from the issues:
 
 - greedy vs random, 400 games: greedy wins >= 95%;
 - heuristic vs greedy, 400 games: the 95% Wilson interval of its win rate is above 50%;
 - search vs greedy, 200 games at <= 0.25 s per move: search wins >= 60%;
-- the learned agent (``--ckpt``) vs greedy and vs heuristic, 400 games each: >= 65% and
+- the learned agent (``--agent``) vs greedy and vs heuristic, 400 games each: >= 65% and
   >= 55%, at <= 20 ms of CPU per move;
 - the learned agent vs its own starting point (the untrained network, which plays as
   greedy): the ablation, its interval above 50%;
@@ -31,16 +31,16 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agents.checkpoint import VALUE_FORMAT, load_checkpoint, save_checkpoint  # noqa: E402
-from agents.evaluate import run_tournament  # noqa: E402
-from agents.look_ahead import LookAhead  # noqa: E402
-from agents.td_run import env_options  # noqa: E402
-from agents.value_net import MoveValueNet  # noqa: E402
+from agents.checkpoint import load_checkpoint, save_checkpoint  # noqa: E402
+from agents.evaluation.harness import run_tournament  # noqa: E402
+from agents.move_value.look_ahead import LookAhead  # noqa: E402
+from agents.move_value.network import MoveValueNet  # noqa: E402
+from agents.move_value.run import env_options  # noqa: E402
+from agents.registry import checkpoint_path  # noqa: E402
 
 
-def matches(budget: float, ckpt: str, untrained: str, quick: bool) -> list[dict]:
+def matches(budget: float, learned: str, untrained: str, quick: bool) -> list[dict]:
     scale = 0.02 if quick else 1.0
-    learned = f"ckpt:{ckpt}"
     fast = "at <= 20 ms CPU per move"
     return [
         dict(agents=["greedy", "random"], games=400, target="greedy wins >= 95%",
@@ -69,7 +69,7 @@ def matches(budget: float, ckpt: str, untrained: str, quick: bool) -> list[dict]
           for lib, name in LIBRARIES if Path(f"checkpoints/{lib}_moves.pt").is_file()],
     ] if not quick else [
         dict(m, games=max(2, int(m["games"] * scale)))
-        for m in matches(budget, ckpt, untrained, False)
+        for m in matches(budget, learned, untrained, False)
     ]  # fmt: skip
 
 
@@ -87,7 +87,9 @@ def main() -> None:
     parser.add_argument("--processes", type=int, default=2)
     parser.add_argument("--budget", type=float, default=0.25, help="search seconds per move")
     parser.add_argument("--seed", type=int, default=11, help="deal seed (default 11)")
-    parser.add_argument("--ckpt", default="checkpoints/qwirkle_ppo.pt", help="learned agent")
+    parser.add_argument(
+        "--agent", default="learned", help="the learned agent: a shipped name or ckpt:PATH"
+    )
     parser.add_argument("--out", default="docs/strength.md")
     parser.add_argument("--runs", default="runs/strength", help="folder for CSV/JSON/plots")
     parser.add_argument("--quick", action="store_true", help="a few games, for a smoke test")
@@ -101,13 +103,16 @@ def main() -> None:
     args = parser.parse_args()
     start = time.time()
     sections = []
-    _, meta = load_checkpoint(args.ckpt, kind=VALUE_FORMAT)  # its look ahead, for the start
+    path = checkpoint_path(args.agent)
+    if path is None:
+        parser.error(f"--agent {args.agent!r} names no checkpoint (learned, ckpt:PATH)")
+    _, meta = load_checkpoint(path, kind=MoveValueNet)  # its look ahead, for the start
     look = LookAhead(**meta["env"]["look_ahead"])
     untrained = save_checkpoint(Path(args.runs) / "untrained.pt", MoveValueNet(), env_options(look))
     for lib, _ in LIBRARIES:
         if not Path(f"checkpoints/{lib}_moves.pt").is_file():
             print(f"no checkpoints/{lib}_moves.pt: its match is left out", flush=True)
-    chosen = matches(args.budget, args.ckpt, str(untrained), args.quick)
+    chosen = matches(args.budget, args.agent, str(untrained), args.quick)
     if args.only:
         chosen = [m for m in chosen if m["agents"][0] in args.only]
         if not chosen:
@@ -187,7 +192,7 @@ The agents (`agents/`): **random** picks uniformly among the full legal moves; *
 plays the highest-scoring placement; **heuristic** adds judgement (Qwirkles opened for the
 opponent, lines opened, tiles kept, an exact reply check once the bag is empty);
 **search** is a determinised Monte Carlo search over the heuristic's top moves with greedy
-rollouts; **ckpt:checkpoints/qwirkle_ppo.pt** is the shipped learned agent: a network
+rollouts; **learned** is the shipped learned agent: a network
 trained by TD(lambda) self-play values each legal move's afterstate and the agent plays the
 best (one ply, no search; `docs/training.md`). Its "untrained" opponent is the same network
 before training (output zero: it plays as greedy). In 3- and 4-player games the table's

@@ -5,10 +5,10 @@
 
 Rows, measured one after the other in one run:
 
-- ``td``: agents.td's self-play collection (every seat the learner, the default
+- ``td``: agents.move_value.td's self-play collection (every seat the learner, the default
   temperature), with 1 and with ``--processes`` worker processes; then one update on the
-  batch, as agents.td.train does it.
-- ``ppo``: agents.ppo's collection on the AEC envs (rollout_steps learner sub-steps from
+  batch, as agents.move_value.td.train does it.
+- ``ppo``: agents.tile_ppo.ppo's collection on the AEC envs (rollout_steps learner sub-steps from
   num_envs games stepped together, one batched forward per sub-step), then its update,
   from the tile-level checkpoint's weights after a warm-up of about one game per env (as
   benchmarks/rollout_backends.py does: an untrained policy and fresh games would time only the
@@ -34,8 +34,8 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agents.td import TDConfig, fit_values, one_thread, play_task  # noqa: E402
-from agents.value_net import MoveValueNet  # noqa: E402
+from agents.move_value.network import MoveValueNet  # noqa: E402
+from agents.move_value.td import TDConfig, fit_values, one_thread, play_task  # noqa: E402
 
 
 def td_row(processes: int, seconds: float, seed: int) -> dict:
@@ -70,14 +70,14 @@ def td_row(processes: int, seconds: float, seed: int) -> dict:
 
 
 def ppo_row(iterations: int, num_envs: int, ckpt: str) -> dict:
-    """PPO iterations as agents.ppo.train runs them; turns counted by "end" actions."""
+    """PPO iterations as agents.tile_ppo.ppo.train runs them; turns counted by "end" actions."""
     from agents.checkpoint import load_checkpoint
-    from agents.network import PolicyValueNet
-    from agents.ppo import PPOConfig, make_rollouts, ppo_update
+    from agents.tile_ppo.network import PolicyValueNet
+    from agents.tile_ppo.ppo import PPOConfig, make_rollouts, ppo_update
 
     cfg = PPOConfig(num_envs=num_envs, p_scripted=0.0, p_pool=0.0, scripted="")
     torch.set_num_threads(cfg.threads)
-    net = load_checkpoint(ckpt)[0]
+    net = load_checkpoint(ckpt, kind=PolicyValueNet)[0]
     opt = torch.optim.Adam(net.parameters(), lr=cfg.lr, eps=1e-5)
     play, buf = make_rollouts(cfg, torch.device("cpu"))
     play.set_pool([net.state_dict()], PolicyValueNet(cfg.net))
@@ -111,10 +111,10 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     rows = [
-        ("td (agents.td), 1 process", td_row(1, args.seconds, args.seed)),
-        (f"td (agents.td), {args.processes} processes",
+        ("td (agents.move_value.td), 1 process", td_row(1, args.seconds, args.seed)),
+        (f"td (agents.move_value.td), {args.processes} processes",
          td_row(args.processes, args.seconds, args.seed)),
-        (f"ppo (agents.ppo, aec, {args.ppo_envs} envs)",
+        (f"ppo (agents.tile_ppo.ppo, aec, {args.ppo_envs} envs)",
          ppo_row(args.ppo_iterations, args.ppo_envs, args.ppo_ckpt)),
     ]  # fmt: skip
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")

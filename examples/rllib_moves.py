@@ -30,8 +30,8 @@ from collections.abc import Sequence
 import torch
 from tqdm import tqdm
 
-from agents.move_policy import MovePolicyConfig, MovePolicyNet
-from agents.move_training import Curve, export, net_options
+from agents.move_policy.network import MovePolicyConfig, MovePolicyNet
+from agents.move_policy.training import Curve, export, net_options
 from qwirkle_env.move_mode import DEFAULT_MAX_MOVES
 from qwirkle_env.multi_agent import MultiAgentDictEnv
 

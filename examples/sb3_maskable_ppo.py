@@ -6,7 +6,7 @@
 
 Makes the single-agent view by its registered id, ``gymnasium.make("qwirkle_env/Qwirkle-v0",
 opponent=...)`` (its ``action_masks()`` feeds MaskablePPO), trains, saves the model, then
-wraps it as a project ``Agent`` and evaluates it with ``agents.evaluate``'s duplicate-deal
+wraps it as a project ``Agent`` and evaluates it with ``agents.evaluation.harness``'s duplicate-deal
 harness. The window is 21, not 39: 15,913 actions instead of 54,793, and no game of the
 measured ones (docs/integrations.md) needed more; a smaller window would truncate some
 games, when every legal move of the player to move lies outside it. The harness plays at
@@ -26,7 +26,7 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 
 from agents.base import Agent
-from agents.evaluate import run_tournament
+from agents.evaluation.harness import run_tournament
 from agents.registry import register
 from qwirkle_env.actions import ActionCodec
 from qwirkle_env.engine.tiles import NUM_TYPES
@@ -120,7 +120,7 @@ class SB3Agent(Agent):
 
 
 def evaluate(path: str, opp: str, games: int) -> str:
-    """Duplicate deals through agents.evaluate, in this process (where "sb3" is registered)."""
+    """Duplicate deals through agents.evaluation, in this process (where "sb3" is registered)."""
     results = run_tournament([f"sb3:path={path}", opp], games, processes=1, progress=False)
     return results.table()
 

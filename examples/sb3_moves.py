@@ -32,8 +32,8 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv
 from torch import nn
 
-from agents.move_policy import MovePolicyAgent, MovePolicyConfig, MovePolicyNet
-from agents.move_training import Curve, export, net_options, recipe_parser, start_weights
+from agents.move_policy.network import MovePolicyAgent, MovePolicyConfig, MovePolicyNet
+from agents.move_policy.training import Curve, export, net_options, recipe_parser, start_weights
 from qwirkle_env.spec import ENV_ID
 from qwirkle_env.vector.single import VectorSingleAgent
 

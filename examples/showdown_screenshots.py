@@ -58,7 +58,7 @@ def main() -> None:
         page = browser.new_page(viewport={"width": 1366, "height": 768})
         page.goto(url)
         # Play: a few turns in, a tile chosen, its legal cells marked.
-        page.fill(".setup.active .spec >> nth=0", "ckpt:checkpoints/qwirkle_ppo.pt")
+        page.fill(".setup.active .spec >> nth=0", "learned")
         page.fill("#play-seed", "12")
         page.click("#play-new")
         for _ in range(4):

@@ -29,8 +29,8 @@ from tianshou.env import DummyVectorEnv
 from tianshou.trainer import OnPolicyTrainerParams
 from torch import nn
 
-from agents.move_policy import MovePolicyConfig, MovePolicyNet
-from agents.move_training import Curve, export, net_options, recipe_parser, start_weights
+from agents.move_policy.network import MovePolicyConfig, MovePolicyNet
+from agents.move_policy.training import Curve, export, net_options, recipe_parser, start_weights
 from qwirkle_env.spec import ENV_ID
 
 REWARD_SCALE = 0.1  # margin points -> reward: keeps the value loss near 1

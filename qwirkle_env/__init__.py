@@ -13,6 +13,8 @@ from typing import Any
 
 import gymnasium
 
+__version__ = "0.2.0"  # the package's version (pyproject.toml reads it); CHANGELOG.md
+
 from .engine import Board, Color, Exchange, Game, IllegalMove, Move, Placement, Shape, Tile
 from .spec import ENV_ID
 
@@ -38,6 +40,7 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
+    "__version__",
     "ENV_ID",
     "Board",
     "Color",

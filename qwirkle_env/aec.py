@@ -32,11 +32,11 @@ window centre.
 
 **Window.** The engine's table is unbounded; the env shows the W x W window centred on the
 table's bounding box, re-centred at the start of each turn and fixed within it. Placements
-reach at most 5 cells past the box. Over 10,000 measured games (random and greedy players,
-2-4 seats) legal moves reached at most 19 cells from the box's centre, so W = 39 held every
-one (docs/environment.md). ``infos[agent]["outside_window"]`` counts the legal moves that
-fell outside the window in this game; a smaller ``window`` trades them for speed, and if
-every legal move of the player to move falls outside, the episode is truncated
+reach at most 5 cells past the box. The default W = 39 held every legal move of the games
+measured for it (docs/environment.md, "The window", says how many and how far).
+``infos[agent]["outside_window"]`` counts the legal moves that fell outside the window in
+this game; a smaller ``window`` trades them for speed, and if every legal move of the
+player to move falls outside, the episode is truncated
 (``truncations`` all True, the reason in ``infos[agent]["truncated"]``).
 
 **Observation** (from the observing agent's seat), a flat float32 vector:
@@ -311,7 +311,7 @@ class raw_env(AECEnv, EzPickle):
         gained = 0
         if kind[0] == "place":
             _, t, r, c = kind
-            turn.place((self._origin[0] + r, self._origin[1] + c), t, checked=True)
+            turn.place((self._origin[0] + r, self._origin[1] + c), t, trusted=True)
             self._observer.place(r, c, t)
             self._observer.took(turn, t, exchanged=False)
             if self.reward_mode != "win":
@@ -390,7 +390,7 @@ class raw_env(AECEnv, EzPickle):
         kind, what = table.move(int(action))
         seat = self.game.current
         if kind == "place":
-            gained = self.game.apply_placement(list(what), checked=True)
+            gained = self.game.apply_placement(list(what), trusted=True)
         else:
             gained = self.game.apply_exchange(list(what))
         self._after_move(seat, gained)
@@ -522,7 +522,7 @@ class raw_env(AECEnv, EzPickle):
         recomputed once per sub-step.
 
         One array is kept and only the entries set last time are cleared, so a sub-step
-        costs in proportion to its legal actions, not to the 55k-entry action space.
+        costs in proportion to its legal actions, not to the whole action space (36·W² + 37).
         """
         if self._mask_cache is not None:
             return self._mask_cache

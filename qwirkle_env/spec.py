@@ -70,6 +70,16 @@ def win_reward(scores: Sequence[int], seat: int) -> float:
     return win_share(len(scores), winners, scores[seat] == top)
 
 
+def margin(scores: Sequence[int], seat: int) -> float:
+    """Own score minus the mean of the opponents' (the "margin" reward's running total)."""
+    others = (sum(scores) - scores[seat]) / (len(scores) - 1)
+    return scores[seat] - others
+
+
+# A safety net for every loop that plays a game to its end (harness, trainers, playouts):
+# exchanges on a blocked table could otherwise go on for ever; real games take ~50 turns.
+MAX_TURNS = 1000
+
 # What a policy puts on the logit of an illegal action: finite, so that a masked
 # Categorical's entropy stays a number (0 * -inf is NaN).
 MASKED_LOGIT = -1e8

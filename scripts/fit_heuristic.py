@@ -5,7 +5,7 @@ determinised rollouts (the search agent's: sampled hidden tiles, greedy reply an
 next move, mean final margin over 40 deals). The heuristic's features are then fitted to
 those values within each position (both sides centred per position, since only the order
 of one position's moves matters), and the coefficients are the defaults of
-``agents.heuristic.Weights``, rounded. ``--games 200`` gives 1,286 positions, R^2 0.67
+``agents.scripted.heuristic.Weights``, rounded. ``--games 200`` gives 1,286 positions, R^2 0.67
 (0.58 for points alone) and points +0.81, risk +2.70, own_five +3.95, lines +0.23, kept
 +0.58, duplicate +0.45, synergy +0.07.
 
@@ -21,11 +21,12 @@ from multiprocessing import Pool
 
 import numpy as np
 
-from agents.baselines import best_by_points, exchange_rule
-from agents.heuristic import lines_through
-from agents.search import greedy_rollout, margin
+from agents.scripted.baselines import best_by_points, exchange_rule
+from agents.scripted.heuristic import lines_through
+from agents.scripted.search import greedy_rollout
 from qwirkle_env import Game
 from qwirkle_env.position import chance_opponent_holds
+from qwirkle_env.spec import margin
 from qwirkle_env.view import PlayerView
 
 FEATURES = ["points", "risk", "own_five", "lines", "kept", "duplicate", "synergy"]
@@ -74,7 +75,7 @@ def positions(seed: int, deals: int = 40, share: float = 0.15) -> list:
                     g = deal.clone()
                     g.apply_placement(list(items))
                     greedy_rollout(g, 2, random.Random(rollout_seed))
-                    values[i] += margin(g, view.seat) / deals
+                    values[i] += margin(g.scores, view.seat) / deals
             feats = np.array([features(view, items, pts) for items, pts in cands])
             out.append((feats, values))
         if found:

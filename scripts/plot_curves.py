@@ -16,7 +16,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agents.runlog import plot_curve  # noqa: E402
+from agents.curves import plot_curve  # noqa: E402
 
 
 def chained(runs: list[Path]) -> list[dict]:

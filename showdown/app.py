@@ -26,7 +26,7 @@ from starlette.responses import JSONResponse, RedirectResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from agents.registry import agent_names, parse_spec
+from agents.registry import agent_names, parse_spec, shipped_names
 
 from . import replay
 from .guard import LOOPBACK, Guard, host_name, is_loopback, parse_json_async, read_json, shown
@@ -36,7 +36,6 @@ STATIC = Path(__file__).with_name("static")
 MAX_SESSIONS = 64  # games and replays kept; the oldest is dropped beyond this ...
 MAX_STORED = 96 * 2**20  # ... or beyond this many bytes in all (see Store)
 MAX_SPEC = 200  # characters in an agent spec typed in the page
-SHIPPED_CKPTS = Path(__file__).resolve().parent.parent / "checkpoints"
 
 
 class Store:
@@ -98,22 +97,13 @@ class Store:
 
 
 def offered_agents(ckpts: list[str]) -> list[str]:
-    """The specs the page lists; people may type others (any spec but ckpt:)."""
-    shipped = (
-        sorted(_short(p) for p in SHIPPED_CKPTS.glob("*.pt")) if SHIPPED_CKPTS.is_dir() else []
-    )
-    specs = ["greedy", "random", "heuristic", "search:budget=0.5"]
-    specs += [f"ckpt:{p}" for p in dict.fromkeys([*shipped, *ckpts])]
+    """The specs the page lists: the scripted agents, the shipped checkpoints by name
+    (``learned`` first) and the checkpoints given to the server; people may type others
+    (any spec but ckpt:)."""
+    specs = ["greedy", "random", "heuristic", "search:budget=0.5", *shipped_names()]
+    specs += [f"ckpt:{p}" for p in dict.fromkeys(ckpts)]
     extra = [n for n in agent_names() if n not in {s.split(":")[0] for s in specs}]
     return specs + extra
-
-
-def _short(path: Path) -> str:
-    """A path relative to the working directory where it lies below it (as people type it)."""
-    try:
-        return str(path.resolve().relative_to(Path.cwd().resolve()))
-    except ValueError:
-        return str(path)
 
 
 def _int_field(data: dict, key: str, default: Any = None, low: int = 0, high: int = 2**31) -> Any:

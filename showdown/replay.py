@@ -17,13 +17,14 @@ most ``MAX_EXCHANGE_RUN`` exchanges), and each frame is kept as compact JSON byt
 from __future__ import annotations
 
 import json
-import random
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from qwirkle_env.engine.game import FORMAT, Game
+from agents.evaluation.harness import agent_seeds, spec_of_name
+from qwirkle_env.engine.game import Game
 from qwirkle_env.engine.moves import Placement, move_from_json
+from qwirkle_env.engine.save import FORMAT, RECORD_FORMAT
 from qwirkle_env.render import board_svg
 from qwirkle_env.spec import HAND_SIZE, MAX_PLAYERS, MIN_PLAYERS, NUM_TYPES
 
@@ -68,10 +69,10 @@ def check_record(data: Any) -> dict[str, Any]:
     Whether its moves are legal is the engine's to say (``frames``)."""
     if not isinstance(data, dict):
         raise Refused(f"not a saved game: expected a JSON object, got {type(data).__name__}")
-    if data.get("format") != FORMAT + "-record":
+    if data.get("format") != RECORD_FORMAT:
         raise Refused(
             f"not a saved game: format is {_short(data.get('format'))}, expected "
-            f"{FORMAT + '-record'!r} (a record) or {FORMAT!r} (a game state)"
+            f"{RECORD_FORMAT!r} (a record) or {FORMAT!r} (a game state)"
         )
     _int(data.get("num_players"), "record: num_players", MIN_PLAYERS, MAX_PLAYERS)
     _int(data.get("seed"), "record: seed", -(2**63), 2**64)
@@ -231,7 +232,7 @@ def replay_harness_game(
     game = results["games"][index]
     seed, lineup, deal, rot = results["seed"], game["lineup"], game["deal"], game["rotation"]
     names = [results["names"][a] for a in game["agents"]]
-    specs = [_base_spec(name) for name in names]
+    specs = [spec_of_name(name) for name in names]
     env_seed, saved, n = game["env_seed"], game["scores"], results["num_players"]
     for spec in specs:
         if spec.lower().startswith("ckpt:") and ckpt_key(spec) not in allowed_ckpts:
@@ -239,10 +240,8 @@ def replay_harness_game(
                 f"this game seats {spec!r}; open it with that checkpoint offered by the "
                 "server (python train.py serve --ckpt PATH)"
             )
-    # The harness's seeds: agents/evaluate.py run_tournament.
-    rs = random.Random(f"{seed}:{lineup}:{deal}:{rot}")
-    agent_seeds = [rs.randrange(2**31) for _ in range(n)]
-    table = Table(specs, seed=env_seed, agent_seeds=agent_seeds)
+    seeds = agent_seeds(seed, lineup, deal, rot, n)  # the harness's own derivation
+    table = Table(specs, seed=env_seed, agent_seeds=seeds)
     if running:
         running(table, True)
     try:
@@ -269,11 +268,6 @@ def replay_harness_game(
             "an agent did not repeat its moves (a time-budgeted search need not)"
         )
     return record, warning, names
-
-
-def _base_spec(name: str) -> str:
-    """The harness names a repeated spec ``spec#2``; the spec itself has no ``#``."""
-    return name.rsplit("#", 1)[0] if "#" in name else name
 
 
 def ckpt_key(spec: str) -> str:

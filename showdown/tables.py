@@ -23,12 +23,12 @@ from typing import Any
 import numpy as np
 
 from agents.base import Agent, Cancelled
-from agents.evaluate import MAX_TURNS
 from agents.registry import make_agent
 from qwirkle_env import raw_env
 from qwirkle_env.engine.moves import Exchange
 from qwirkle_env.engine.tiles import NUM_TYPES, Tile
 from qwirkle_env.render import board_svg, hand_svg
+from qwirkle_env.spec import MAX_TURNS
 
 HUMAN = "human"
 CELL_PX = 36

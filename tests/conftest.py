@@ -1,12 +1,20 @@
-"""Fixtures shared by several test modules."""
+"""Fixtures and helpers shared by several test modules (no test module imports another)."""
 
 from __future__ import annotations
+
+import importlib.util
+import random
+import sys
+from pathlib import Path
+from types import ModuleType
 
 import numpy as np
 import pytest
 
+from qwirkle_env import Color, Game, Shape, Tile
 from qwirkle_env.engine.board import Board
 from qwirkle_env.engine.placements import grown_placements, opening_placements, rows_of
+from qwirkle_env.engine.tiles import full_set
 
 
 def reference_placements(board: Board, hand: int) -> list:
@@ -78,3 +86,68 @@ def rows_agree(request):
             if getattr(module, "move_rows", None) is compiled:
                 patch.setattr(module, "move_rows", checked)
         yield
+
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+
+def game_at(seed: int, turns: int) -> Game:
+    game = Game(2, seed=seed)
+    rng = random.Random(seed)
+    for _ in range(turns):
+        moves = game.legal_moves()
+        game.apply(moves[rng.randrange(len(moves))])
+    return game
+
+
+def rewards_of_a_random_game(e, rng) -> dict:
+    """Each agent's rewards summed over a random game, as ``last()`` hands them out."""
+    totals = dict.fromkeys(e.possible_agents, 0.0)
+    for agent in e.agent_iter():
+        obs, reward, term, trunc, _ = e.last()
+        totals[agent] += reward
+        if term or trunc:
+            e.step(None)
+            continue
+        legal = obs["action_mask"].view(bool).nonzero()[0]
+        e.step(int(legal[rng.integers(len(legal))]))
+    return totals
+
+
+def load_example(name: str) -> ModuleType:
+    """Imports examples/NAME.py (not a package) as module NAME, as running it there would."""
+    spec = importlib.util.spec_from_file_location(name, EXAMPLES / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def nearly_dead_table() -> Game:
+    """Every diamond on the table but the orange one, which the player to move holds: once
+    it is placed no tile can ever fit, and the game ends with tiles still in the bag."""
+    diamonds = {(r, c): Tile(Color((c + r) % 6), Shape.DIAMOND) for r in range(3) for c in range(6)}
+    last = diamonds.pop((2, 5))
+    rest = [t.id for t in full_set()]
+    for t in [*diamonds.values(), last]:
+        rest.remove(t.id)
+    rng = random.Random(5)
+    rng.shuffle(rest)
+    hands = [sorted([last.id, *rest[:5]]), sorted(rest[5:11])]
+    return Game.from_parts(
+        num_players=2, seed=5, strict_opening=True, rng=rng, board=Board(diamonds),
+        bag=rest[11:], hands=hands, scores=[40, 38], history=[], skips=[], bonus_seat=None,
+        over=False, current=0, opening_size=None,
+    )  # fmt: skip
+
+
+@pytest.fixture()
+def value_ckpt(tmp_path):
+    """An untrained move-value network saved as a checkpoint."""
+    from agents.checkpoint import save_checkpoint
+    from agents.move_value.look_ahead import LookAhead
+    from agents.move_value.network import MoveValueNet
+    from agents.move_value.run import env_options
+
+    net = MoveValueNet()
+    return save_checkpoint(tmp_path / "v.pt", net, env_options(LookAhead()), {"x": 1}, 5)

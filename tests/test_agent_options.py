@@ -9,7 +9,7 @@ import pytest
 
 from agents.base import Cancelled
 from agents.registry import agent_options, make_agent, parse_spec
-from agents.search import SearchAgent
+from agents.scripted.search import SearchAgent
 from qwirkle_env import raw_env
 from qwirkle_env.opponents import make_opponent
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from agents.base import Agent, PlanningAgent
-from agents.evaluate import play_game
+from agents.evaluation.harness import play_game
 from agents.registry import agent_names, make_agent, parse_spec
 from qwirkle_env import raw_env
 from qwirkle_env.engine.tiles import COPIES, NUM_TYPES
@@ -175,7 +175,7 @@ def test_make_agent_errors_say_what_is_wrong(spec: str, message: str) -> None:
 
 
 def test_chance_opponent_holds() -> None:
-    from agents.heuristic import chance_opponent_holds
+    from agents.scripted.heuristic import chance_opponent_holds
 
     assert chance_opponent_holds(1, 10, 1) == pytest.approx(0.1)
     assert chance_opponent_holds(2, 4, 2) == pytest.approx(1 - 1 / 6)  # 1 - C(2,2)/C(4,2)
@@ -185,7 +185,7 @@ def test_chance_opponent_holds() -> None:
 
 def test_heuristic_sees_an_open_five() -> None:
     """Making a line of five whose sixth tile is unseen costs the chance they hold it."""
-    from agents.heuristic import Evaluator, Weights, chance_opponent_holds, lines_through
+    from agents.scripted.heuristic import Evaluator, Weights, chance_opponent_holds, lines_through
     from qwirkle_env import Board, Tile
     from qwirkle_env.engine.tiles import Color, Shape
 
@@ -237,3 +237,21 @@ def test_stale_plan_without_a_usable_mask_fails_clearly() -> None:
         agent.act(dataclasses.replace(view, action_mask=np.zeros_like(view.action_mask)))
     with pytest.raises(RuntimeError, match="carries no action mask"):
         agent.act(dataclasses.replace(view, action_mask=None))
+
+
+def test_shipped_agents_have_names_and_the_old_path_warns():
+    import warnings
+
+    from agents.move_value.agent import ValueAgent
+    from agents.tile_ppo.agent import PolicyAgent
+
+    assert isinstance(make_agent("learned"), ValueAgent)
+    assert isinstance(make_agent("tile-ppo"), PolicyAgent)
+    with pytest.raises(ValueError, match="takes no options"):
+        make_agent("learned:greedy=false")
+    with pytest.warns(DeprecationWarning, match="use the spec 'learned'"):
+        old = make_agent("ckpt:checkpoints/qwirkle_ppo.pt")
+    assert isinstance(old, ValueAgent) and old.name == "ckpt:checkpoints/qwirkle_ppo.pt"
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        make_agent("learned")  # the new name warns about nothing

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 import importlib
 import warnings
+from pathlib import Path
 
 import gymnasium
 import numpy as np
 import pytest
+import tomllib
 from gymnasium.utils.env_checker import check_env
 from pettingzoo.utils.env import AECEnv
 
@@ -102,5 +104,9 @@ def test_make_wants_opponent_not_opponents():
 
 def test_every_opponent_entry_point_is_an_agent_name():
     base = pytest.importorskip("agents.registry")
+    names = set(base.agent_names()) | set(base.SHIPPED)
     installed = set(opponent_names()) - {"random", "ckpt"}
-    assert installed and installed <= set(base.agent_names())
+    assert installed and installed <= names
+    declared = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())
+    declared = set(declared["project"]["entry-points"]["qwirkle_env.opponents"]) - {"ckpt"}
+    assert declared == names - {"random"}  # every agent by name, the shipped ones included

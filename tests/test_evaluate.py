@@ -7,10 +7,10 @@ from collections import defaultdict
 
 import pytest
 
-import train
-from agents.evaluate import count_qwirkles, run_tournament
-from agents.report import save_results
-from agents.results import GameRecord, Results
+from agents.evaluation.harness import count_qwirkles, run_tournament
+from agents.evaluation.report import save_results
+from agents.evaluation.results import GameRecord, Results
+from qwirkle_cli import commands as cli
 from qwirkle_env import Placement, Tile, raw_env
 from qwirkle_env.engine.tiles import Color, Shape
 
@@ -101,7 +101,7 @@ def test_round_robin_and_four_players() -> None:
 
 
 def test_the_evaluation_command_line(tmp_path, capsys) -> None:
-    train.main(["evaluate", "--agents", "greedy", "random", "--games", "2", "--processes", "1",
+    cli.main(["evaluate", "--agents", "greedy", "random", "--games", "2", "--processes", "1",
                 "--out", str(tmp_path)])  # fmt: skip
     out = capsys.readouterr().out
     assert "greedy" in out and (tmp_path / "summary.csv").is_file()
@@ -163,4 +163,4 @@ def test_strength_benchmark_quick_run(tmp_path) -> None:
     libraries = sum((root / f"checkpoints/{lib}_moves.pt").is_file() for lib, _ in LIBRARIES)
     assert page.count("Target: ") == 8 + libraries and "duplicate deals" in page
     assert (tmp_path / "runs" / "search_vs_greedy_2p" / "summary.csv").is_file()
-    assert (tmp_path / "runs" / "qwirkle_ppo_vs_greedy_4p" / "summary.csv").is_file()
+    assert (tmp_path / "runs" / "learned_vs_greedy_4p" / "summary.csv").is_file()

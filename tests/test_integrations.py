@@ -9,31 +9,21 @@ Ray in child processes and check every socket those hold (examples/ray_loopback.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import re
 import subprocess
 import sys
 from pathlib import Path
-from types import ModuleType, SimpleNamespace
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from conftest import EXAMPLES, load_example
 
 from qwirkle_env import raw_env
 
 ROOT = Path(__file__).resolve().parent.parent
-EXAMPLES = ROOT / "examples"
-
-
-def load_example(name: str) -> ModuleType:
-    """Imports examples/NAME.py (not a package) as module NAME, as running it there would."""
-    spec = importlib.util.spec_from_file_location(name, EXAMPLES / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
 
 
 def positions(window: int, games: int = 2, every: int = 17) -> list[dict]:
@@ -92,7 +82,7 @@ def test_sb3_maskable_ppo(tmp_path, one_thread):
         small.step(action)
         big.step(ex.uncrop(action, ex.WINDOW, 39))
     assert small.game.scores == big.game.scores
-    pytest.importorskip("agents.evaluate")
+    pytest.importorskip("agents.evaluation.harness")
     table = ex.evaluate(str(path), "random", games=2)
     assert "sb3:path=" in table
 

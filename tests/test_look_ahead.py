@@ -1,4 +1,4 @@
-"""The look ahead's expectations without dealing (agents.look_ahead): exact for a known
+"""The look ahead's expectations without dealing (agents.move_value.look_ahead): exact for a known
 hand, weighted by chance for an unknown one."""
 
 from __future__ import annotations
@@ -6,13 +6,13 @@ from __future__ import annotations
 import random
 
 import pytest
+from conftest import game_at
 
-from agents.look_ahead import expected_best_tile
-from agents.move_features import FEATURES, POINT_SCALE, candidates
+from agents.move_value.features import FEATURES, POINT_SCALE, candidates
+from agents.move_value.look_ahead import expected_best_tile
 from qwirkle_env import Board, Color, Shape, Tile
 from qwirkle_env.engine.lines import mask_of
 from qwirkle_env.position import Position
-from tests.test_td import game_at
 
 F = {name: i for i, name in enumerate(FEATURES)}
 

@@ -6,17 +6,18 @@ import numpy as np
 import pytest
 import torch
 
-from agents.checkpoint import MOVES_FORMAT, load_checkpoint, save_checkpoint
-from agents.evaluate import play_game
-from agents.move_policy import (
+from agents.checkpoint import load_checkpoint, save_checkpoint
+from agents.evaluation.harness import play_game
+from agents.move_policy.network import (
     POINTS,
     MovePolicyAgent,
     MovePolicyConfig,
     MovePolicyNet,
     layout,
 )
-from agents.move_training import export, quick_match, start_weights
+from agents.move_policy.training import export, quick_match, start_weights
 from agents.registry import make_agent
+from agents.tile_ppo.network import PolicyValueNet
 from qwirkle_env import raw_env
 from qwirkle_env.candidates import POINT_SCALE
 from qwirkle_env.move_mode import split_observation
@@ -114,7 +115,7 @@ def test_a_saved_policy_loads_as_ckpt_and_plays_in_the_tile_mode_harness(tmp_pat
     torch.manual_seed(0)
     net = MovePolicyNet(MovePolicyConfig(hidden=16))
     path = export(net, tmp_path / "p.pt", "test", {"steps": 0}, 0)
-    loaded, meta = load_checkpoint(path, kind=MOVES_FORMAT)
+    loaded, meta = load_checkpoint(path, kind=MovePolicyNet)
     assert meta["env"]["row_features"] == layout()["row_features"]
     agent = make_agent(f"ckpt:{path}")
     assert isinstance(agent, MovePolicyAgent)
@@ -150,7 +151,7 @@ def test_a_checkpoint_of_another_feature_layout_is_refused(tmp_path):
 def test_a_move_policy_checkpoint_is_refused_where_another_kind_is_asked_for(tmp_path):
     path = export(MovePolicyNet(MovePolicyConfig(hidden=8)), tmp_path / "p.pt", "t", {}, 0)
     with pytest.raises(ValueError, match="whole-move policy"):
-        load_checkpoint(path)  # the default kind is the tile-level policy
+        load_checkpoint(path, kind=PolicyValueNet)
 
 
 def test_quick_match_plays_duplicate_deals():

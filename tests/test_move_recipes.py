@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from agents.evaluate import play_game
-from agents.move_policy import MovePolicyAgent
+from agents.evaluation.harness import play_game
+from agents.move_policy.network import MovePolicyAgent
 from agents.registry import make_agent
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
@@ -72,7 +72,7 @@ def test_smoke_run_exports_a_checkpoint_that_plays_without_the_library(
     ],
 )
 def test_bad_recipe_options_are_refused_with_what_is_allowed(argv, message, capsys):
-    from agents.move_training import recipe_parser
+    from agents.move_policy.training import recipe_parser
 
     with pytest.raises(SystemExit):
         recipe_parser("a recipe", "runs/x.pt").parse_args(argv)
@@ -80,7 +80,7 @@ def test_bad_recipe_options_are_refused_with_what_is_allowed(argv, message, caps
 
 
 def test_an_afterstate_critic_without_a_points_prior_is_refused():
-    from agents.move_training import net_options, recipe_parser
+    from agents.move_policy.training import net_options, recipe_parser
 
     args = recipe_parser("a recipe", "runs/x.pt").parse_args(["--prior", "0"])
     with pytest.raises(SystemExit, match="--value afterstate needs --prior > 0"):

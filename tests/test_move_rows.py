@@ -8,7 +8,7 @@ without a reader's extra columns, from the game and from a windowed view, and th
 mode's table (the order, the cut at K) the same. The reference gets its placements from
 the engine's tuple API, the compiled rows from its arrays. CI plays a few dozen games;
 ``-m slow`` plays 300 more and 100 endgames. The crafted tests of test_move_mode.py and
-test_td.py's feature tests check every table they make through the ``rows_agree``
+test_move_value_features.py's tests check every table they make through the ``rows_agree``
 fixture.
 """
 
@@ -23,9 +23,9 @@ import numpy as np
 import pytest
 from conftest import assert_same_rows
 
-from agents.baselines import exchange_rule
-from agents.heuristic import Evaluator, Weights
-from agents.move_features import candidates
+from agents.move_value.features import candidates
+from agents.scripted.baselines import exchange_rule
+from agents.scripted.heuristic import Evaluator, Weights
 from qwirkle_env import Board, Color, Game, Shape, Tile, move_mode, position, rowgen
 from qwirkle_env import candidates as candidates_module
 from qwirkle_env.candidates import NUM_ROW_FEATURES, move_rows, reference_move_rows
@@ -117,7 +117,7 @@ def play_checked(seed: int) -> int:
         positions += 1
         kind, data = choose(game, policy, rng, found)
         if kind == "place":
-            game.apply_placement(list(data), checked=True)
+            game.apply_placement(list(data), trusted=True)
         else:
             game.apply_exchange(data)
     return positions

@@ -20,8 +20,8 @@ import numpy as np
 import pytest
 from conftest import reference_placements
 
-from agents.baselines import best_by_points, best_row, exchange_rule
-from agents.heuristic import Evaluator, Weights
+from agents.scripted.baselines import best_by_points, best_row, exchange_rule
+from agents.scripted.heuristic import Evaluator, Weights
 from qwirkle_env import Board, Color, Game, Shape, Tile
 from qwirkle_env.engine import board as board_module
 from qwirkle_env.engine import movegen
@@ -71,7 +71,7 @@ def play_checked(seed: int) -> int:
             assert game.legal_moves()[: len(found)] == game.legal_placements()
         kind, data = choose(game, policy, rng, found)
         if kind == "place":
-            game.apply_placement(list(data), checked=True)
+            game.apply_placement(list(data), trusted=True)
         else:
             game.apply_exchange(data)
     return positions

@@ -15,7 +15,7 @@ import numpy as np
 from qwirkle_env import Game
 from qwirkle_env.engine.lines import mask_of
 from qwirkle_env.engine.placements import WIDTH
-from qwirkle_env.spec import END_BONUS
+from qwirkle_env.spec import END_BONUS, MAX_TURNS
 from qwirkle_env.vector import VectorQwirkle, playout
 
 
@@ -78,5 +78,5 @@ def test_greedy_games_and_turn_limits():
     out = np.empty((512, WIDTH), np.int64)
     assert playout.greedy_playout(sim.state, 0, 3, out) == 3
     turns = playout.greedy_games(sim.state, 0, 2, 2, out)
-    assert 4 * 20 < turns < 4 * playout.MAX_TURNS
+    assert 4 * 20 < turns < 4 * MAX_TURNS
     assert sim.state.over[:2].all()

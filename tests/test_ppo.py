@@ -6,14 +6,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
+from conftest import rewards_of_a_random_game
 
 from agents import selfplay
-from agents.network import NetConfig, PolicyValueNet
-from agents.ppo import PPOConfig, ppo_loss, ppo_update
-from agents.selfplay import Buffer, SelfPlay
+from agents.tile_ppo.network import NetConfig, PolicyValueNet
+from agents.tile_ppo.ppo import PPOConfig, ppo_loss, ppo_update
+from agents.tile_ppo.selfplay import Buffer, SelfPlay
 from qwirkle_env import raw_env
 from qwirkle_env.spec import NUM_FEATURES, win_reward
-from tests.test_env import rewards_of_a_random_game
 
 torch.set_num_threads(1)  # shared CI cores: one thread is much faster
 
@@ -172,7 +172,7 @@ def test_scripted_opponents_are_not_shared_between_games():
 def test_truncated_episodes_end_the_game():
     from types import SimpleNamespace
 
-    from agents.selfplay import episode_over
+    from agents.tile_ppo.selfplay import episode_over
 
     running = SimpleNamespace(game=SimpleNamespace(over=False), truncations={"player_0": False})
     cut = SimpleNamespace(game=SimpleNamespace(over=False), truncations={"player_0": True})

@@ -10,8 +10,7 @@ import subprocess
 import sys
 
 import pytest
-
-from tests.test_integrations import EXAMPLES, load_example
+from conftest import EXAMPLES, load_example
 
 loopback = load_example("ray_loopback")
 linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")

@@ -6,8 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
-
-from tests.test_integrations import load_example
+from conftest import load_example
 
 cli = load_example("rllib_cli")
 

@@ -15,11 +15,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import EXAMPLES, load_example
 
 from agents.checkpoint import load_checkpoint
-from agents.evaluate import play_game
-from agents.move_policy import layout
-from tests.test_integrations import EXAMPLES, load_example
+from agents.evaluation.harness import play_game
+from agents.move_policy.network import MovePolicyNet, layout
 
 ROOT = EXAMPLES.parent
 SHIPPED = ROOT / "checkpoints" / "rllib_moves.pt"
@@ -56,7 +56,7 @@ def test_smoke_options_are_small():
 def test_shipped_checkpoint_plays_without_ray():
     """checkpoints/rllib_moves.pt: at most 2 MB, the env's layout, and a legal game."""
     assert SHIPPED.stat().st_size <= 2 * 2**20
-    net, meta = load_checkpoint(SHIPPED, kind="qwirkle-move-policy")
+    net, meta = load_checkpoint(SHIPPED, kind=MovePolicyNet)
     assert meta["env"]["library"] == "rllib"
     assert {k: meta["env"][k] for k in layout()} == layout()
     result = play_game([f"ckpt:{SHIPPED}", "greedy"], env_seed=5, agent_seeds=[0, 1])
@@ -66,7 +66,7 @@ def test_shipped_checkpoint_plays_without_ray():
 PLAY_WITHOUT_RAY = """
 import sys
 sys.modules["ray"] = None  # any import of Ray now fails
-from agents.evaluate import play_game
+from agents.evaluation.harness import play_game
 result = play_game(["ckpt:" + sys.argv[1], "greedy"], env_seed=3, agent_seeds=[0, 1])
 assert result["end"] == "rules", result
 assert not any(m == "ray" or m.startswith("ray.") for m in sys.modules if sys.modules[m])
@@ -94,7 +94,7 @@ def test_smoke_run_stays_on_loopback_and_exports(tmp_path):
     curve = Path(str(out).removesuffix(".pt") + "_curve.csv").read_text().splitlines()
     assert curve[0] == "env_steps,wall_s,win_rate,margin" and len(curve) >= 3
     assert curve[-1].startswith("256,")
-    _, meta = load_checkpoint(out, kind="qwirkle-move-policy")
+    _, meta = load_checkpoint(out, kind=MovePolicyNet)
     assert meta["step"] == 256 and meta["train"]["library"].startswith("ray rllib")
     played = subprocess.run(
         [sys.executable, "-c", PLAY_WITHOUT_RAY, str(out)],

@@ -14,9 +14,9 @@ pytest.importorskip("httpx2")
 
 from starlette.testclient import TestClient  # noqa: E402
 
-import train  # noqa: E402
-from agents.evaluate import run_tournament  # noqa: E402
+from agents.evaluation.harness import run_tournament  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
+from qwirkle_cli import commands as cli  # noqa: E402
 from qwirkle_env.engine.game import Game  # noqa: E402
 from qwirkle_env.engine.tiles import Tile  # noqa: E402
 from qwirkle_env.render import board_svg  # noqa: E402
@@ -223,17 +223,18 @@ def test_harness_games_replay_with_the_harness_seeds(client, tmp_path):
 
 
 def test_serve_command_and_the_page_files(client):
-    args = train.build_parser().parse_args(["serve", "--port", "8123"])
+    args = cli.build_parser().parse_args(["serve", "--port", "8123"])
     assert (args.host, args.port) == ("127.0.0.1", 8123)
     page = client.get("/", follow_redirects=True)
     assert page.status_code == 200 and "app.js" in page.text
-    assert "ckpt:" in " ".join(client.get("/api/agents").json()["agents"])
+    offered = client.get("/api/agents").json()["agents"]
+    assert {"learned", "tile-ppo"} <= set(offered)  # the shipped checkpoints, by name
     assert client.get("/static/app.js").status_code == 200
 
 
 def test_the_core_never_imports_the_web_package():
     code = (
-        "import sys, qwirkle_env, qwirkle_env.render, agents.registry, agents.evaluate;"
+        "import sys, qwirkle_env, qwirkle_env.render, agents.registry, agents.evaluation.harness;"
         "assert not {'showdown', 'starlette', 'uvicorn'} & set(sys.modules), sys.modules.keys()"
     )
     subprocess.run([sys.executable, "-c", code], check=True)

@@ -24,7 +24,7 @@ import httpx2  # noqa: E402
 import uvicorn  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
 
-from agents.evaluate import run_tournament  # noqa: E402
+from agents.evaluation.harness import run_tournament  # noqa: E402
 from agents.registry import AGENTS  # noqa: E402
 from qwirkle_env.engine.game import Game  # noqa: E402
 from showdown.app import Store, create_app  # noqa: E402
@@ -109,9 +109,9 @@ def test_a_non_loopback_address_needs_a_flag_and_warns(capsys, monkeypatch):
     monkeypatch.setattr(uvicorn.Server, "run", lambda self: ran.append(self.config.host))
     showdown_app.serve("0.0.0.0", 8765, public=True)
     assert ran == ["0.0.0.0"] and "WARNING" in capsys.readouterr().out
-    import train
+    from qwirkle_cli import commands as cli
 
-    args = train.build_parser().parse_args(["serve", "--host", "0.0.0.0", "--public"])
+    args = cli.build_parser().parse_args(["serve", "--host", "0.0.0.0", "--public"])
     assert args.public and args.host == "0.0.0.0"
 
 
@@ -279,7 +279,7 @@ class _Flaky:
     OPTIONS: dict = {}
 
     def __init__(self) -> None:
-        from agents.baselines import GreedyAgent
+        from agents.scripted.baselines import GreedyAgent
 
         self.inner, self.failed = GreedyAgent(), False
 
@@ -502,7 +502,7 @@ def test_the_server_stops_within_5_s_while_agents_think(sig, results):
 
 def test_a_game_at_the_table_stops_at_the_exchange_run_cap_and_its_record_replays(client):
     from agents.base import PlanningAgent, exchange
-    from agents.baselines import GreedyAgent
+    from agents.scripted.baselines import GreedyAgent
 
     class Exchanger(PlanningAgent):
         """Trades its whole hand whenever the rules allow: a blocked table, as it plays."""

@@ -267,7 +267,7 @@ def _nothing_ran(page) -> None:
 
 
 def test_script_payloads_in_a_spec_a_record_and_a_results_file_never_run(watched, tmp_path):
-    from agents.evaluate import run_tournament
+    from agents.evaluation.harness import run_tournament
     from showdown.tables import Table
 
     page = watched

@@ -1,4 +1,4 @@
-"""agents.stats: each formula against small cases worked out by hand."""
+"""agents.evaluation.stats: each formula against small cases worked out by hand."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from agents.stats import bradley_terry, expected_score, pairwise_outcomes, wilson
+from agents.evaluation.stats import bradley_terry, expected_score, pairwise_outcomes, wilson
 
 
 def test_wilson_known_values() -> None:

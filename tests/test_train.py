@@ -7,10 +7,10 @@ import dataclasses
 import pytest
 import torch
 
-import train  # noqa: E402
-from agents.checkpoint import FORMAT, VERSION, _digest, load_checkpoint
-from agents.network import NetConfig, PolicyValueNet
-from agents.ppo import PPOConfig
+from agents.checkpoint import TILE_FORMAT, VERSION, _digest, load_checkpoint
+from agents.tile_ppo.network import NetConfig, PolicyValueNet
+from agents.tile_ppo.ppo import PPOConfig
+from qwirkle_cli import commands as cli  # noqa: E402
 
 torch.set_num_threads(1)  # shared CI cores: one thread is much faster
 
@@ -27,7 +27,7 @@ SMOKE = [
 def smoke_run(tmp_path_factory):
     """A < 1 minute run through train.py's own code path."""
     out = tmp_path_factory.mktemp("runs")
-    train.main([*SMOKE, "--out", str(out), "--name", "smoke"])
+    cli.main([*SMOKE, "--out", str(out), "--name", "smoke"])
     return out / "smoke"
 
 
@@ -40,11 +40,11 @@ def test_smoke_run_writes_outputs(smoke_run):
 
 
 def test_checkpoint_is_a_loadable_agent(smoke_run):
-    from agents.evaluate import play_game
+    from agents.evaluation.harness import play_game
     from agents.registry import make_agent
 
     path = smoke_run / "checkpoints" / "final.pt"
-    net, meta = load_checkpoint(path)
+    net, meta = load_checkpoint(path, kind=PolicyValueNet)
     assert meta["env"]["window"] == 25 and meta["net"]["channels"] == 8
     assert meta["train"]["total_steps"] == 120
     agent = make_agent(f"ckpt:{path}")
@@ -61,47 +61,47 @@ def test_tampered_checkpoint_fails_cleanly(smoke_run, tmp_path):
     blob["state_dict"][key] = blob["state_dict"][key] + 0.01
     torch.save(blob, tmp_path / "weights.pt")
     with pytest.raises(ValueError, match="SHA-256"):
-        load_checkpoint(tmp_path / "weights.pt")
+        load_checkpoint(tmp_path / "weights.pt", kind=PolicyValueNet)
     blob = torch.load(src, weights_only=True)
     blob["env"]["window"] = 31  # config edited by hand
     torch.save(blob, tmp_path / "config.pt")
     with pytest.raises(ValueError, match="SHA-256"):
-        load_checkpoint(tmp_path / "config.pt")
+        load_checkpoint(tmp_path / "config.pt", kind=PolicyValueNet)
     data = src.read_bytes()
     (tmp_path / "cut.pt").write_bytes(data[: len(data) // 2])
     with pytest.raises(ValueError, match="corrupt"):
-        load_checkpoint(tmp_path / "cut.pt")
+        load_checkpoint(tmp_path / "cut.pt", kind=PolicyValueNet)
     (tmp_path / "junk.pt").write_bytes(b"not a checkpoint at all")
     with pytest.raises(ValueError, match="corrupt"):
-        load_checkpoint(tmp_path / "junk.pt")
+        load_checkpoint(tmp_path / "junk.pt", kind=PolicyValueNet)
     torch.save({"format": "something else"}, tmp_path / "other.pt")
     with pytest.raises(ValueError, match="not a qwirkle-env checkpoint"):
-        load_checkpoint(tmp_path / "other.pt")
+        load_checkpoint(tmp_path / "other.pt", kind=PolicyValueNet)
     with pytest.raises(ValueError, match="does not exist"):
-        load_checkpoint(tmp_path / "missing.pt")
+        load_checkpoint(tmp_path / "missing.pt", kind=PolicyValueNet)
 
 
 def test_incompatible_config_fails_cleanly(smoke_run, tmp_path):
     path = smoke_run / "checkpoints" / "final.pt"
     with pytest.raises(ValueError, match="window: checkpoint 25 vs requested 39"):
-        load_checkpoint(path, expect_env={"window": 39})
+        load_checkpoint(path, expect_env={"window": 39}, kind=PolicyValueNet)
     with pytest.raises(ValueError, match="channels"):
-        load_checkpoint(path, expect_net={"channels": 32})
+        load_checkpoint(path, expect_net={"channels": 32}, kind=PolicyValueNet)
     resume = [*SMOKE, "--out", str(tmp_path), "--resume", str(path), "--window", "31"]
     with pytest.raises(ValueError, match="incompatible env config"):
-        train.main(resume)
+        cli.main(resume)
     # weights from another architecture under a valid checksum: still a clear ValueError
     other = PolicyValueNet(NetConfig(channels=8, blocks=2, hidden=16)).state_dict()
-    meta = {"format": FORMAT, "version": VERSION, "net": {"channels": 8, "blocks": 1,
+    meta = {"format": TILE_FORMAT, "version": VERSION, "net": {"channels": 8, "blocks": 1,
             "hidden": 16}, "env": {}, "train": {}, "step": 0}  # fmt: skip
     torch.save({**meta, "state_dict": other, "sha256": _digest(other, meta)}, tmp_path / "a.pt")
     with pytest.raises(ValueError, match="don't fit the architecture"):
-        load_checkpoint(tmp_path / "a.pt")
+        load_checkpoint(tmp_path / "a.pt", kind=PolicyValueNet)
 
 
 def test_help_lists_every_option(capsys):
     with pytest.raises(SystemExit):
-        train.main(["ppo", "--help"])
+        cli.main(["ppo", "--help"])
     text = capsys.readouterr().out
     for f in dataclasses.fields(PPOConfig):
         if f.name != "net":
@@ -113,16 +113,16 @@ def test_help_lists_every_option(capsys):
 
 
 def test_ppo_command_takes_the_ppo_defaults():
-    args = train.build_parser().parse_args(["ppo"])
+    args = cli.build_parser().parse_args(["ppo"])
     assert args.command == "ppo" and args.total_steps == PPOConfig().total_steps
 
 
 def test_cuda_request_without_cuda_is_a_clear_error():
     if torch.cuda.is_available():
         pytest.skip("CUDA is available here")
-    args = train.build_parser().parse_args(["ppo", "--device", "cuda"])
+    args = cli.build_parser().parse_args(["ppo", "--device", "cuda"])
     with pytest.raises(SystemExit, match="CUDA is not available"):
-        train.config_from_args(args)
+        cli.config_from_args(args)
 
 
 def test_human_play_retries_bad_input():
@@ -144,7 +144,23 @@ def test_human_play_retries_bad_input():
 
 def test_evaluate_subcommand(smoke_run, capsys):
     ckpt = f"ckpt:{smoke_run / 'checkpoints' / 'final.pt'}"
-    train.main(["evaluate", "--fast", "--agents", ckpt, "random", "--games", "2"])
-    train.main(["evaluate", "--agents", ckpt, "random", "--games", "2", "--processes", "1"])
+    cli.main(["evaluate", "--fast", "--agents", ckpt, "random", "--games", "2"])
+    cli.main(["evaluate", "--agents", ckpt, "random", "--games", "2", "--processes", "1"])
     out = capsys.readouterr().out
     assert "| random | 2 |" in out and "95% CI" in out
+
+
+def test_every_option_is_documented_once_beside_its_field():
+    from agents.move_value.network import ValueNetConfig
+    from agents.move_value.td import TDConfig
+
+    skipped = {"net", "features"}  # a sub-config; the feature count is not an option
+    for cls in (PPOConfig, NetConfig, TDConfig, ValueNetConfig):
+        docs = cli.field_docs(cls)
+        assert set(docs) == {f.name for f in dataclasses.fields(cls)} - skipped, cls
+        assert all(docs.values()), cls
+    assert not hasattr(cli, "HELP") and not hasattr(cli, "TD_HELP")
+    parser = cli.build_parser()
+    ppo = next(a for a in parser._subparsers._group_actions[0].choices["ppo"]._actions
+               if a.dest == "total_steps")  # fmt: skip
+    assert ppo.help == f"{cli.field_docs(PPOConfig)['total_steps']} (default: 2048)"

@@ -16,9 +16,9 @@ import warnings
 import numpy as np
 import pytest
 import torch
+from conftest import nearly_dead_table
 
-from qwirkle_env import Board, Color, Game, Shape, Tile, raw_env
-from qwirkle_env.engine.tiles import full_set
+from qwirkle_env import Game, raw_env
 from qwirkle_env.vector import VectorQwirkle
 from qwirkle_env.vector.compact import (
     dense_mask,
@@ -145,24 +145,6 @@ def greedy_until(game: Game, bag_left: int, rng: random.Random) -> Game:
         else:
             game.apply_exchange(game.hands[game.current][:1])
     return game
-
-
-def nearly_dead_table() -> Game:
-    """Every diamond on the table but the orange one, which the player to move holds: once
-    it is placed no tile can ever fit, and the game ends with tiles still in the bag."""
-    diamonds = {(r, c): Tile(Color((c + r) % 6), Shape.DIAMOND) for r in range(3) for c in range(6)}
-    last = diamonds.pop((2, 5))
-    rest = [t.id for t in full_set()]
-    for t in [*diamonds.values(), last]:
-        rest.remove(t.id)
-    rng = random.Random(5)
-    rng.shuffle(rest)
-    hands = [sorted([last.id, *rest[:5]]), sorted(rest[5:11])]
-    return Game.from_parts(
-        num_players=2, seed=5, strict_opening=True, rng=rng, board=Board(diamonds),
-        bag=rest[11:], hands=hands, scores=[40, 38], history=[], skips=[], bonus_seat=None,
-        over=False, current=0, opening_size=None,
-    )  # fmt: skip
 
 
 def test_differential_from_crafted_games_endgames_and_dead_tables():

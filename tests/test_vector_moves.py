@@ -17,7 +17,7 @@ import sys
 
 import numpy as np
 import pytest
-from test_vector import nearly_dead_table
+from conftest import nearly_dead_table
 
 from qwirkle_env import Board, Color, Game, Shape, Tile, raw_env
 from qwirkle_env.engine.lines import mask_of

@@ -1,4 +1,4 @@
-"""The "vector" rollout backend (agents.vector_selfplay): legal stored actions, the AEC
+"""The "vector" rollout backend (agents.tile_ppo.vector_selfplay): legal stored actions, the AEC
 backend's reward bookkeeping, and a training run through train.py."""
 
 from __future__ import annotations
@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 import torch
 
-import train
 from agents.checkpoint import load_checkpoint
-from agents.network import NetConfig, PolicyValueNet, masked_distribution, sample_legal
-from agents.ppo import PPOConfig, make_rollouts, ppo_update
-from agents.vector_selfplay import LEARNER
+from agents.tile_ppo.network import NetConfig, PolicyValueNet, masked_distribution, sample_legal
+from agents.tile_ppo.ppo import PPOConfig, make_rollouts, ppo_update
+from agents.tile_ppo.vector_selfplay import LEARNER
+from qwirkle_cli import commands as cli
 from qwirkle_env.engine.tiles import NUM_TYPES
 from qwirkle_env.spec import win_reward
 from qwirkle_env.vector.compact import dense_mask, dense_planes
@@ -177,9 +177,9 @@ SMOKE = [
 
 
 def test_training_run_with_the_vector_backend(tmp_path):
-    from agents.evaluate import play_game
+    from agents.evaluation.harness import play_game
 
-    train.main([*SMOKE, "--out", str(tmp_path), "--name", "vec"])
+    cli.main([*SMOKE, "--out", str(tmp_path), "--name", "vec"])
     run = tmp_path / "vec"
     rows = [r for r in csv.DictReader(open(run / "metrics.csv")) if r["collect_s"]]
     assert len(rows) == 2
@@ -187,17 +187,17 @@ def test_training_run_with_the_vector_backend(tmp_path):
         assert round(float(r["collect_steps_per_s"]) * float(r["collect_s"])) >= 64
         assert float(r["env_steps_per_s"]) >= float(r["collect_steps_per_s"]) > 0
     path = run / "checkpoints" / "final.pt"
-    _, meta = load_checkpoint(path)
+    _, meta = load_checkpoint(path, kind=PolicyValueNet)
     assert meta["train"]["backend"] == "vector" and meta["train"]["total_steps"] == 128
     out = play_game([f"ckpt:{path}", "random"], env_seed=3, agent_seeds=[1, 2])
     assert len(out["scores"]) == 2
 
 
 def test_scripted_opponents_asked_for_with_the_vector_backend_is_an_error():
-    args = train.build_parser().parse_args(["ppo", "--backend", "vector", "--p-scripted", "0.5"])
+    args = cli.build_parser().parse_args(["ppo", "--backend", "vector", "--p-scripted", "0.5"])
     with pytest.raises(SystemExit, match="no scripted opponents"):
-        train.config_from_args(args)
-    args = train.build_parser().parse_args(["ppo", "--backend", "vector"])
-    assert train.config_from_args(args).backend == "vector"  # the default share: self-play
+        cli.config_from_args(args)
+    args = cli.build_parser().parse_args(["ppo", "--backend", "vector"])
+    assert cli.config_from_args(args).backend == "vector"  # the default share: self-play
     with pytest.raises(ValueError, match="backend"):
         PPOConfig(backend="gpu")

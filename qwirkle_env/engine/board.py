@@ -45,7 +45,7 @@ from .placements import WIDTH, grown_placements, opening_placements, rows_of, ro
 from .tiles import COPIES, NUM_TYPES, Tile
 
 Cell = tuple[int, int]
-Placement = tuple[tuple[Cell, Tile], ...]
+PlacedTiles = tuple[tuple[Cell, Tile], ...]  # a placement as ((row, col), Tile) pairs
 
 _STEPS = ((0, -1), (0, 1), (-1, 0), (1, 0))  # left, right, up, down
 
@@ -146,7 +146,7 @@ class Board:
         self.place_legal(items)
         return points
 
-    def legal_placements(self, tiles: Iterable[Tile]) -> list[Placement]:
+    def legal_placements(self, tiles: Iterable[Tile]) -> list[PlacedTiles]:
         """Every distinct legal placement of a sub-multiset of ``tiles``, sorted."""
         hand = mask_of(as_tile(t).id for t in tiles)
         found = {
@@ -605,6 +605,6 @@ def _normalise(placement: Iterable[tuple[Cell, Tile]]) -> list[tuple[Cell, int]]
 
 __all__ = [  # the frontier fields too, where agents and the turn have always read them
     "C_D", "C_L", "C_R", "C_U", "FIT_H", "FIT_V", "LEN_H", "LEN_V", "N_D", "N_L", "N_R",
-    "N_U", "T_D", "T_L", "T_R", "T_U", "WIDTH", "Board", "Cell", "IllegalMove", "Placement",
+    "N_U", "T_D", "T_L", "T_R", "T_U", "WIDTH", "Board", "Cell", "IllegalMove", "PlacedTiles",
     "as_tile", "checked_pairs",
 ]  # fmt: skip

@@ -20,7 +20,7 @@ from .hand import HAND_SIZE, distinct_exchanges, largest_group, remove_tiles
 from .lines import ALL, mask_of
 from .moves import Exchange, Move, Placement, move_from_json
 from .placements import WIDTH
-from .save import FORMAT, FORMAT_VERSION, expect_format, load_game
+from .save import game_data, game_parts, record_data, record_parts
 from .tiles import Tile
 
 
@@ -171,10 +171,10 @@ class Game:
         raise TypeError(f"a move is a Placement or an Exchange, got {move!r}")
 
     def apply_placement(
-        self, items: list[tuple[Cell, int]], *, checked: bool = False, move: Move | None = None
+        self, items: list[tuple[Cell, int]], *, trusted: bool = False, move: Move | None = None
     ) -> int:
         """``apply`` for a placement given as ``[(cell, tile_id), ...]``, the form
-        ``placements_with_points`` lists. ``checked=True`` trusts that the placement is
+        ``placements_with_points`` lists. ``trusted=True`` trusts that the placement is
         legal on this board (a Turn or the move list built it), so its points are read off
         the frontier instead of checking every line; hand and opening are still checked.
         ``move`` is the Placement to record in the history (built from ``items`` if None)."""
@@ -192,7 +192,7 @@ class Game:
                 f"opening: the first move must place exactly {self.opening_size} tiles, "
                 f"the largest colour or shape group of the opener's hand (got {len(items)})"
             )
-        points = self.board.score_legal(items) if checked else self.board.score_ids(items)
+        points = self.board.score_legal(items) if trusted else self.board.score_ids(items)
         self.board.place_legal(items)
         self.opening_size = None
         rest.extend(self.bag.draw(HAND_SIZE - len(rest)))
@@ -283,20 +283,14 @@ class Game:
 
     def record(self) -> dict[str, Any]:
         """The seed, the options and the moves: enough to replay the game exactly."""
-        return {
-            "format": FORMAT + "-record",
-            "version": FORMAT_VERSION,
-            "num_players": self.num_players,
-            "seed": self.seed,
-            "strict_opening": self.strict_opening,
-            "moves": [move.to_json() for _, move, _ in self.history],
-        }
+        moves = [move for _, move, _ in self.history]
+        return record_data(self.num_players, self.seed, self.strict_opening, moves)
 
     @classmethod
     def from_record(cls, record: dict[str, Any]) -> Game:
-        expect_format(record, FORMAT + "-record")
-        game = cls(record["num_players"], record["seed"], record["strict_opening"])
-        for i, data in enumerate(record["moves"]):
+        num_players, seed, strict_opening, moves = record_parts(record)
+        game = cls(num_players, seed, strict_opening)
+        for i, data in enumerate(moves):
             try:
                 game.apply(move_from_json(data))
             except ValueError as err:
@@ -304,34 +298,19 @@ class Game:
         return game
 
     def to_dict(self) -> dict[str, Any]:
-        version, internal, gauss = self._rng.getstate()
-        return {
-            "format": FORMAT,
-            "version": FORMAT_VERSION,
-            "num_players": self.num_players,
-            "seed": self.seed,
-            "strict_opening": self.strict_opening,
-            "board": [[r, c, tile.id] for (r, c), tile in self.board],
-            "bag": list(self.bag.tiles),
-            "hands": [list(h) for h in self.hands],
-            "scores": list(self.scores),
-            "current": self.current,
-            "opening_size": self.opening_size,
-            "over": self.over,
-            "bonus_seat": self.bonus_seat,
-            "history": [
-                {"seat": seat, **move.to_json(), "points": pts} for seat, move, pts in self.history
-            ],
-            "skips": [list(s) for s in self.skips],
-            "rng": [version, list(internal), gauss],
-        }
+        return game_data(
+            num_players=self.num_players, seed=self.seed, strict_opening=self.strict_opening,
+            board=self.board, bag=self.bag.tiles, hands=self.hands, scores=self.scores,
+            current=self.current, opening_size=self.opening_size, over=self.over,
+            bonus_seat=self.bonus_seat, history=self.history, skips=self.skips, rng=self._rng,
+        )  # fmt: skip
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> Game:
         """Rebuilds a saved game; raises ValueError naming the fault if it is corrupt."""
-        expect_format(data, FORMAT)
+        parts = game_parts(data)
         try:
-            return load_game(cls, data)
+            return cls.from_parts(**parts)
         except (KeyError, TypeError, IndexError, AttributeError) as err:
             raise ValueError(f"corrupt game: missing or malformed field ({err!r})") from None
 

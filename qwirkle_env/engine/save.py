@@ -1,22 +1,24 @@
-"""Saved games: the format's name and version, and loading one back with the checks that
-make a loaded game one that could exist (108 tiles, three of each, valid lines, scores that
-add up to the moves)."""
+"""Saved games: the format's name and version, writing a game's parts and a record, and
+reading them back with the checks that make a loaded game one that could exist (108 tiles,
+three of each, valid lines, scores that add up to the moves).
+
+This module knows the format, not the Game class: ``Game.to_dict`` / ``record`` hand it
+their parts, and ``Game.from_dict`` / ``from_record`` build the game from what it reads, so
+game.py imports save.py and never the other way round."""
 
 from __future__ import annotations
 
 import random
 from collections import Counter
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from ..spec import COPIES, HAND_SIZE, MAX_PLAYERS, MIN_PLAYERS, NUM_TILES, NUM_TYPES
 from .board import Board, IllegalMove
 from .moves import move_from_json
 from .tiles import Tile
 
-if TYPE_CHECKING:
-    from .game import Game
-
 FORMAT = "qwirkle-env/game"
+RECORD_FORMAT = FORMAT + "-record"  # a game as its seed, options and moves
 FORMAT_VERSION = 1
 
 
@@ -48,8 +50,63 @@ def _parts(value: object, n: int, what: str) -> list:
     return list(value)
 
 
-def load_game(cls: type[Game], data: dict[str, Any]) -> Game:
-    """The game ``Game.to_dict`` saved, checked field by field: ValueError names the fault."""
+def game_data(
+    *, num_players: int, seed: int, strict_opening: bool, board: Board, bag: list[int],
+    hands: list[list[int]], scores: list[int], current: int, opening_size: int | None,
+    over: bool, bonus_seat: int | None, history: list, skips: list, rng: random.Random,
+) -> dict[str, Any]:  # fmt: skip
+    """A game's parts as the JSON-safe dict ``Game.to_dict`` returns."""
+    version, internal, gauss = rng.getstate()
+    return {
+        "format": FORMAT,
+        "version": FORMAT_VERSION,
+        "num_players": num_players,
+        "seed": seed,
+        "strict_opening": strict_opening,
+        "board": [[r, c, tile.id] for (r, c), tile in board],
+        "bag": list(bag),
+        "hands": [list(h) for h in hands],
+        "scores": list(scores),
+        "current": current,
+        "opening_size": opening_size,
+        "over": over,
+        "bonus_seat": bonus_seat,
+        "history": [{"seat": seat, **move.to_json(), "points": pts} for seat, move, pts in history],
+        "skips": [list(s) for s in skips],
+        "rng": [version, list(internal), gauss],
+    }
+
+
+def record_data(num_players: int, seed: int, strict_opening: bool, moves: list) -> dict[str, Any]:
+    """The seed, the options and the moves: what ``Game.record`` returns."""
+    return {
+        "format": RECORD_FORMAT,
+        "version": FORMAT_VERSION,
+        "num_players": num_players,
+        "seed": seed,
+        "strict_opening": strict_opening,
+        "moves": [move.to_json() for move in moves],
+    }
+
+
+def record_parts(record: dict[str, Any]) -> tuple[Any, Any, Any, list]:
+    """(num_players, seed, strict_opening, moves as JSON) of a record, once its format and
+    version are checked; ``Game.from_record`` replays the moves."""
+    expect_format(record, RECORD_FORMAT)
+    return record["num_players"], record["seed"], record["strict_opening"], record["moves"]
+
+
+def game_parts(data: dict[str, Any]) -> dict[str, Any]:
+    """The keyword arguments of ``Game.from_parts`` for a dict ``Game.to_dict`` saved,
+    checked field by field: ValueError names the fault."""
+    expect_format(data, FORMAT)
+    try:
+        return _checked_parts(data)
+    except (KeyError, TypeError, IndexError, AttributeError) as err:
+        raise ValueError(f"corrupt game: missing or malformed field ({err!r})") from None
+
+
+def _checked_parts(data: dict[str, Any]) -> dict[str, Any]:
     n = _int(data["num_players"], "num_players", MIN_PLAYERS, MAX_PLAYERS)
     tile_ids = []
     board_tiles = {}
@@ -114,7 +171,7 @@ def load_game(cls: type[Game], data: dict[str, Any]) -> Game:
     opening_size = None if opening is None else _int(opening, "opening_size", 1, HAND_SIZE)
     if (opening_size is None) != bool(len(board)):
         raise ValueError("corrupt game: opening_size must be set exactly while the table is empty")
-    return cls.from_parts(
+    return dict(
         num_players=n, seed=seed, strict_opening=strict_opening, rng=rng, board=board, bag=bag,
         hands=[sorted(h) for h in hands], scores=scores, history=history, skips=skips,
         bonus_seat=bonus_seat, over=over, current=current, opening_size=opening_size,

@@ -99,13 +99,13 @@ class Turn:
         return True
 
     # --- taking sub-steps --------------------------------------------------------------
-    def place(self, cell: Cell, tile_id: int, checked: bool = False) -> None:
+    def place(self, cell: Cell, tile_id: int, trusted: bool = False) -> None:
         """Adds a tile; raises IllegalMove naming the rule if that is not legal now.
 
-        ``checked=True`` skips the check for callers that already read it off the mask;
+        ``trusted=True`` skips the check for callers that already read it off the mask;
         ``commit`` then trusts the tile too.
         """
-        if not checked:
+        if not trusted:
             reason = self.place_fault(cell, tile_id)
             if reason:
                 raise IllegalMove(reason)
@@ -129,7 +129,7 @@ class Turn:
         # Every tile was checked on placing (or read off the exact mask); while the game
         # hasn't moved on, the placement is legal and only its points are needed.
         fresh = self._moves == len(self.game.history) and not self.game.over
-        return self.game.apply_placement(list(self.placed), checked=fresh)
+        return self.game.apply_placement(list(self.placed), trusted=fresh)
 
     def exchange_fault(self, tile_id: int) -> str | None:
         """Why this tile can't join the exchange set now, or None."""

@@ -1,7 +1,7 @@
 """Games on arrays: dealing, sub-steps, turns, the end, and the observation's numbers.
 
-Compiled twins of ``game.Game``, ``env.raw_env.step`` and ``observation.Observer`` for the
-batched simulator; the rules themselves are in ``vector_rules``. Randomness is Python's
+Compiled twins of ``engine.game.Game``, ``aec.raw_env.step`` and ``observation.Observer``
+for the batched simulator; the rules themselves are in ``vector.rules``. Randomness is Python's
 MT19937 (``mt19937``), so a slot seeded like an AEC env deals and shuffles identically.
 """
 
@@ -189,9 +189,9 @@ def new_game(s, i):
 
 @kernel
 def new_turn(s, i, redraw):
-    """The next turn's window, hand and mask, as env._new_turn. The window's board codes
-    are redrawn when the window moved (or ``redraw``); else only last turn's tiles change
-    from "placed this turn" to "on the table"."""
+    """The next turn's window, hand and mask, as the AEC env starts a turn (aec.py). The
+    window's board codes are redrawn when the window moved (or ``redraw``); else only last
+    turn's tiles change from "placed this turn" to "on the table"."""
     g = s.cfg[C_GRID]
     w = s.cfg[C_WINDOW]
     if s.tiles[i] == 0:
@@ -243,17 +243,18 @@ def new_turn(s, i, redraw):
 
 
 @kernel
-def _give(s, i, seat, gained):
-    mode = s.cfg[C_REWARD]
+def give_points(rewards, i, seat, gained, mode, n):
+    """The dense rewards of points gained by ``seat`` in game i: all to it under "points",
+    and under "margin" also minus an equal share to each of the n - 1 others; nothing under
+    "win". Both simulators call it, each with its own state's config."""
     if gained == 0 or mode == REWARD_WIN:
         return
-    s.rewards[i, seat] += gained
+    rewards[i, seat] += gained
     if mode == REWARD_MARGIN:
-        n = s.cfg[C_PLAYERS]
         share = gained / (n - 1)
         for other in range(n):
             if other != seat:
-                s.rewards[i, other] -= share
+                rewards[i, other] -= share
 
 
 @kernel
@@ -261,8 +262,8 @@ def _advance(s, i, after_placement):
     """Passes the turn on, skipping who can't move; ends a dead game (Game's turn passing)."""
     if s.bag_n[i] > 0 and after_placement:
         off_table = 0
-        for t in range(36):
-            if s.counts[i, t] < 3:
+        for t in range(NUM_TYPES):
+            if s.counts[i, t] < COPIES:
                 off_table |= 1 << t
         if not can_place(s, i, off_table):
             s.over[i] = True
@@ -326,7 +327,9 @@ def end_turn(s, i):
             points += END_BONUS
             s.over[i] = True
         s.scores[i, seat] += points
-        _give(s, i, seat, points - s.turn_points[i])
+        give_points(
+            s.rewards, i, seat, points - s.turn_points[i], s.cfg[C_REWARD], s.cfg[C_PLAYERS]
+        )
         if not s.over[i]:
             _advance(s, i, True)
     if s.over[i]:
@@ -359,7 +362,8 @@ def apply_action(s, i, a):
     w = s.cfg[C_WINDOW]
     g = s.cfg[C_GRID]
     cells = w * w
-    if a < 36 * cells:
+    exchange_base = NUM_TYPES * cells  # the action layout of actions.ActionCodec
+    if a < exchange_base:
         t = a // cells
         cell = a % cells
         r, c = cell // w, cell % w
@@ -375,11 +379,12 @@ def apply_action(s, i, a):
         s.tiles[i] += 1
         if s.cfg[C_REWARD] != REWARD_WIN:
             points = score_placed(s, i)
-            _give(s, i, s.current[i], points - s.turn_points[i])
+            gained = points - s.turn_points[i]
+            give_points(s.rewards, i, s.current[i], gained, s.cfg[C_REWARD], s.cfg[C_PLAYERS])
             s.turn_points[i] = points
         set_mask(s, i)
-    elif a < 36 * cells + 36:
-        t = a - 36 * cells
+    elif a < exchange_base + NUM_TYPES:
+        t = a - exchange_base
         s.exch[i, s.n_exch[i]] = t
         s.n_exch[i] += 1
         s.n_left[i] = remove_tile(s.left[i], s.n_left[i], t)
@@ -393,6 +398,8 @@ def check_actions(s, actions):
     """(game, problem) for the first action that can't be taken, or (-1, OK)."""
     w = s.cfg[C_WINDOW]
     cells = w * w
+    exchange_base = NUM_TYPES * cells  # the action layout of actions.ActionCodec
+    end = exchange_base + NUM_TYPES
     for i in range(len(actions)):
         a = actions[i]
         if s.over[i] or s.truncated[i]:
@@ -401,12 +408,12 @@ def check_actions(s, actions):
             continue
         if a == -1:
             return i, NOT_FINISHED_NONE
-        if a < 0 or a > 36 * cells + 36:
+        if a < 0 or a > end:
             return i, OUT_OF_RANGE
-        if a < 36 * cells:
+        if a < exchange_base:
             legal = s.mask[i, a % cells] >> (a // cells) & 1
-        elif a < 36 * cells + 36:
-            legal = s.mask[i, cells] >> (a - 36 * cells) & 1
+        elif a < end:
+            legal = s.mask[i, cells] >> (a - exchange_base) & 1
         else:
             legal = s.mask[i, cells] & END_MASK
         if not legal:
@@ -528,7 +535,7 @@ def sample_actions(s, u, out, lo, hi):
             m = s.mask[i, cell]
             b = bit_count(m)
             if k < b:
-                for t in range(36):
+                for t in range(NUM_TYPES):
                     if m >> t & 1:
                         if k == 0:
                             out[i] = t * cells + cell
@@ -538,9 +545,9 @@ def sample_actions(s, u, out, lo, hi):
             k -= b
         else:
             m = s.mask[i, cells]
-            for t in range(37):
+            for t in range(NUM_TYPES + 1):  # exchange types, then "end" (END_BIT)
                 if m >> t & 1:
                     if k == 0:
-                        out[i] = 36 * cells + t
+                        out[i] = NUM_TYPES * cells + t
                         break
                     k -= 1

@@ -1,6 +1,6 @@
 """Greedy playouts on the simulator's arrays: whole greedy turns at compiled speed.
 
-The greedy player of ``agents/baselines.py`` in compiled form: each turn the engine's
+The greedy player of ``agents/scripted/baselines.py`` in compiled form: each turn the engine's
 compiled move generator (``engine/movegen.py``, reading the slot's grid and frontier) lists
 the placements with their points, the highest scores and the slot's own random generator
 breaks ties; with nothing to place it exchanges by the greedy rule (keep one copy of the
@@ -20,7 +20,7 @@ import numpy as np
 from ..engine.movegen import grow
 from ..engine.placements import WIDTH
 from ..jit import njit
-from ..spec import HAND_SIZE, NUM_SHAPES
+from ..spec import HAND_SIZE, MAX_TURNS, NUM_SHAPES
 from . import core
 from .mt19937 import randbelow
 from .state import C_GRID, PLACED
@@ -176,9 +176,6 @@ def greedy_turn(s, i, out) -> int:
                 pick -= 1
     core.end_turn(s, i)
     return s.scores[i, seat] - before
-
-
-MAX_TURNS = 1000  # exchanges on a blocked table could otherwise go on for ever
 
 
 @njit(cache=True)

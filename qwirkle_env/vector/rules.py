@@ -181,7 +181,8 @@ def _ends(s, i, d, hand):
 
 @kernel
 def set_mask(s, i):
-    """The mask of the sub-step to come, as env._mask: clears the last one, sets this one."""
+    """The mask of the sub-step to come, as ``aec.raw_env.mover_mask``: clears the last one,
+    sets this one."""
     w = s.cfg[C_WINDOW]
     last = w * w
     mask = s.mask[i]

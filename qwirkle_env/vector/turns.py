@@ -14,17 +14,18 @@ import numpy as np
 
 from ..engine.lines import COMPAT as COMPAT_TUPLE
 from ..jit import njit
-from ..spec import COPIES, END_BONUS, HAND_SIZE, MAX_PLAYERS, NUM_TYPES, REWARD_MODES, win_share
-from .core import deal
+from ..spec import COPIES, END_BONUS, HAND_SIZE, MAX_PLAYERS, NUM_TYPES, win_share
+from .core import deal, give_points
 from .move_state import BASE, C_PLAYERS, C_REWARD, FRONT, GRID
 from .move_table import scratch, show
 from .mt19937 import shuffle
 from .setorder import MAX_ITEMS, REACH_CELLS, TABLE_SIZE, set_order
+from .state import REWARD_WIN
 
 ALL = (1 << NUM_TYPES) - 1
 COMPAT = np.array(COMPAT_TUPLE, dtype=np.int64)
 STEPS = (-1, 1, -GRID, GRID)  # left, right, up, down: Board.place_legal's order
-REWARD_WIN, REWARD_MARGIN = REWARD_MODES.index("win"), REWARD_MODES.index("margin")
+
 _win_share = njit(cache=True)(win_share)
 
 
@@ -137,20 +138,6 @@ def _sort(a, n):
 
 
 @njit(cache=True)
-def _give(s, i, seat, gained):
-    mode = s.cfg[C_REWARD]
-    if gained == 0 or mode == REWARD_WIN:
-        return
-    s.rewards[i, seat] += gained
-    if mode == REWARD_MARGIN:
-        n = s.cfg[C_PLAYERS]
-        share = gained / (n - 1)
-        for other in range(n):
-            if other != seat:
-                s.rewards[i, other] -= share
-
-
-@njit(cache=True)
 def play(s, i, row, hashes):
     """Game i's mover plays the move of ``row``, as Game.apply_placement (checked) or
     apply_exchange, and passes the turn on (or ends the game)."""
@@ -195,7 +182,7 @@ def play(s, i, row, hashes):
             points += END_BONUS
             s.over[i] = True
         s.scores[i, seat] += points
-        _give(s, i, seat, points)
+        give_points(s.rewards, i, seat, points, s.cfg[C_REWARD], s.cfg[C_PLAYERS])
         if not s.over[i]:
             _advance(s, i, True)
     else:

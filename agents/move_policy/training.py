@@ -1,0 +1,252 @@
+"""What the RL-library recipes of the whole-move mode share: a quick match against a
+scripted agent during training, the learning curve, and the export to a checkpoint.
+
+Each recipe (``examples/sb3_moves.py``, ``examples/tianshou_moves.py``,
+``examples/rllib_moves.py``) trains ``agents.move_policy.network.MovePolicyNet`` with its own
+library, calls ``Curve.point`` now and then, and ends with ``export``, so that its policy
+plays as ``ckpt:PATH`` without the library installed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import random
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+
+from agents.checkpoint import load_checkpoint, save_checkpoint
+from agents.move_policy.network import MovePolicyNet, layout
+from agents.registry import make_agent
+from qwirkle_env import raw_env
+from qwirkle_env.spec import win_reward
+
+# The SB3 and Tianshou recipes' defaults: PPO made to learn as the TD learner does
+# (docs/integrations.md has the runs that chose them). The rows' logits are afterstate
+# values that start at a third of a logit per point (a softmax at three points, the TD
+# learner's starting temperature); the value loss, which teaches them, outweighs the
+# policy loss; lambda 0.7 leans on them rather than on the rest of the game.
+PRIOR = 0.33
+ENT_COEF = 0.0
+GAE_LAMBDA = 0.7
+VF_COEF = 5.0
+VALUE = "afterstate"
+
+
+def net_options(args: argparse.Namespace, reward_scale: float) -> dict:
+    """MovePolicyConfig's fields from a recipe's options. With ``--value afterstate`` a
+    logit is worth ``reward_scale / prior`` reward units, so that the prior's points are
+    the reward they bring."""
+    options = {"hidden": args.hidden, "points_prior": args.prior, "value_per_logit": 0.0}
+    if args.value == "afterstate":
+        if not args.prior:
+            raise SystemExit("--value afterstate needs --prior > 0: logits must be in points")
+        options["value_per_logit"] = reward_scale / args.prior
+    return options
+
+
+def positive_int(text: str) -> int:
+    """An argparse type: an int >= 1, else an error that says so."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an int") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
+    return value
+
+
+def checked_float(text: str, ok, allowed: str) -> float:
+    """``text`` as a finite float for which ``ok`` holds, else an argparse error that says
+    what is ``allowed``."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not (np.isfinite(value) and ok(value)):
+        raise argparse.ArgumentTypeError(f"must be {allowed}, got {text}")
+    return value
+
+
+def positive_float(text: str) -> float:
+    """An argparse type: a finite number > 0."""
+    return checked_float(text, lambda v: v > 0, "a finite number > 0")
+
+
+def non_negative_float(text: str) -> float:
+    """An argparse type: a finite number >= 0."""
+    return checked_float(text, lambda v: v >= 0, "a finite number >= 0")
+
+
+def unit_float(text: str) -> float:
+    """An argparse type: a number in [0, 1]."""
+    value = non_negative_float(text)
+    if value > 1:
+        raise argparse.ArgumentTypeError(f"must be in [0, 1], got {text}")
+    return value
+
+
+def recipe_parser(description: str, out: str, self_play: bool = False) -> argparse.ArgumentParser:
+    """The options the SB3 and Tianshou recipes share, checked as they are parsed."""
+    p = argparse.ArgumentParser(description=description)
+    p.add_argument("--smoke", action="store_true", help="a tiny run: 256 steps, 2 games")
+    p.add_argument("--steps", type=positive_int, default=300_000, help="env steps (turns)")
+    p.add_argument(
+        "--minutes", type=positive_float, default=55.0,
+        help="stop training after this much wall time, whatever --steps says",
+    )  # fmt: skip
+    p.add_argument(
+        "--opponent", default="greedy",
+        help="the scripted opponent's spec"
+        + (", or 'self': the learner's own network (the curve is then against greedy)"
+           if self_play else ""),
+    )  # fmt: skip
+    p.add_argument("--envs", type=positive_int, default=4, help="games stepped together")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--hidden", type=positive_int, default=128, help="width of MovePolicyNet")
+    p.add_argument("--lr", type=positive_float, default=3e-4)
+    p.add_argument(
+        "--prior", type=non_negative_float, default=PRIOR,
+        help="the untrained policy's logits per point scored (0: none; MovePolicyConfig)",
+    )  # fmt: skip
+    p.add_argument("--ent-coef", type=non_negative_float, default=ENT_COEF, help="entropy bonus")
+    p.add_argument(
+        "--value", choices=("position", "afterstate"), default=VALUE,
+        help="the critic: a head on the position, or the rows' logits read as afterstate "
+        "values (needs --prior > 0; MovePolicyConfig.value_per_logit)",
+    )  # fmt: skip
+    p.add_argument(
+        "--vf-coef", type=non_negative_float, default=VF_COEF, help="the value loss's weight"
+    )
+    p.add_argument(
+        "--gae-lambda", type=unit_float, default=GAE_LAMBDA,
+        help="GAE's lambda: lower leans on the value head, less on the noisy rest of the game",
+    )  # fmt: skip
+    p.add_argument("--init", help="start from this move-policy checkpoint's weights")
+    p.add_argument("--eval-every", type=positive_int, default=25_000, help="steps between points")
+    p.add_argument("--eval-games", type=positive_int, default=40, help="quick-match games")
+    p.add_argument("--out", default=out, help="the checkpoint; its curve goes beside it")
+    return p
+
+
+@torch.no_grad()
+def quick_match(
+    net: MovePolicyNet, opponent: str = "greedy", games: int = 40, seed: int = 1
+) -> dict:
+    """The policy's argmax against ``opponent`` in 2-player games through the move-mode
+    env, deals duplicated (game 2k and 2k+1 share a deal, seats swapped): win share (ties
+    count half) and mean margin. A learning-curve point, not a strength figure: those come
+    from the duplicate-deal harness (``agents.evaluation.harness``)."""
+    was_training = net.training
+    net.eval()
+    rng = random.Random(seed)
+    wins, margins = [], []
+    for g in range(games):
+        if g % 2 == 0:
+            deal = rng.randrange(2**31)
+        me = g % 2
+        env = raw_env(num_players=2, action_mode="moves", max_moves=net.config.max_moves)
+        env.reset(seed=deal)
+        other = make_agent(opponent)
+        other.reset(1 - me, 2, rng.randrange(2**31))
+        while not env.game.over:
+            if env.game.current == me:
+                obs = env.observe(env.agent_selection)
+                logits, _ = net(
+                    torch.from_numpy(obs["observation"])[None],
+                    torch.from_numpy(obs["action_mask"])[None],
+                )
+                env.step(int(logits.argmax(dim=1)))
+            else:
+                env.step_move(other.choose(env.player_view(observe=False)))
+        scores = env.game.scores
+        wins.append((win_reward(scores, me) + 1) / 2)
+        margins.append(scores[me] - scores[1 - me])
+    net.train(was_training)
+    return {"win_rate": float(np.mean(wins)), "margin": float(np.mean(margins)), "games": games}
+
+
+class Curve:
+    """The learning curve of one run: (env steps, wall seconds, win rate, margin) rows in
+    a CSV. With ``save`` (library, train info), each point also exports the network to
+    ``checkpoint``: a run stopped early still leaves its latest policy."""
+
+    def __init__(
+        self,
+        path: str | Path,
+        opponent: str = "greedy",
+        games: int = 40,
+        checkpoint: str | Path | None = None,
+        save: tuple[str, dict] | None = None,
+    ) -> None:
+        self.checkpoint, self.save = checkpoint, save
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.opponent, self.games = opponent, games
+        self.start = time.perf_counter()
+        self.rows: list[tuple[int, float, float, float]] = []
+        with self.path.open("w", newline="") as f:
+            csv.writer(f).writerow(["env_steps", "wall_s", "win_rate", "margin"])
+
+    def point(self, net: MovePolicyNet, env_steps: int) -> dict:
+        found = quick_match(net, self.opponent, self.games)
+        row = (env_steps, time.perf_counter() - self.start, found["win_rate"], found["margin"])
+        self.rows.append(row)
+        with self.path.open("a", newline="") as f:
+            csv.writer(f).writerow([row[0], f"{row[1]:.1f}", f"{row[2]:.4f}", f"{row[3]:.2f}"])
+        if self.checkpoint is not None and self.save is not None:
+            library, train = self.save
+            info = {**train, "env_steps": env_steps, "wall_s": round(row[1])}
+            export(net, self.checkpoint, library, info, env_steps)
+        print(
+            f"[curve] {env_steps} env steps, {row[1]:.0f} s: {found['win_rate']:.1%} of "
+            f"{self.games} games against {self.opponent}, margin {found['margin']:+.1f}",
+            flush=True,
+        )
+        return found
+
+
+def plot_curves(csv_paths: dict[str, str | Path], out: str | Path, opponent: str = "greedy"):
+    """One figure of several runs' curves (label -> CSV written by ``Curve``)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for label, path in csv_paths.items():
+        with Path(path).open() as f:
+            rows = list(csv.DictReader(f))
+        steps = [int(r["env_steps"]) for r in rows]
+        ax.plot(steps, [100 * float(r["win_rate"]) for r in rows], marker="o", label=label)
+    ax.axhline(50, color="grey", lw=0.8, ls="--")
+    ax.set_xlabel("env steps (learner turns)")
+    ax.set_ylabel(f"win % against {opponent} (quick match)")
+    ax.legend()
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(out, dpi=120)
+    plt.close(fig)
+
+
+def export(net: MovePolicyNet, path: str | Path, library: str, train: dict, steps: int) -> Path:
+    """The trained network as a project checkpoint (format ``qwirkle-move-policy``)."""
+    options = {**layout(), "max_moves": net.config.max_moves, "library": library}
+    return save_checkpoint(path, net, options, train, step=steps)
+
+
+def start_weights(path: str | Path, options: dict) -> dict:
+    """The weights of a move-policy checkpoint, to continue training from (``--init``);
+    ValueError if its width or critic differs from ``options`` (``net_options``), or one of
+    the two has a points prior and the other not (the learned prior is kept)."""
+    expect = {k: options[k] for k in ("hidden", "value_per_logit")}
+    net, _ = load_checkpoint(path, expect_net=expect, kind=MovePolicyNet)
+    if bool(net.config.points_prior) != bool(options["points_prior"]):
+        raise ValueError(
+            f"{path} has points_prior {net.config.points_prior}, this run "
+            f"{options['points_prior']}: both must be 0 or both above 0"
+        )
+    return net.state_dict()

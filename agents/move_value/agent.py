@@ -1,0 +1,106 @@
+"""The learned agent: values every legal move with a trained network and plays the best.
+
+One ply, no search: each move is worth its points now plus the network's value of the
+position it leaves (``agents.move_value.network``). It thinks in whole moves and hands them to the
+env tile by tile, as the scripted agents do.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from pathlib import Path
+
+import numpy as np
+
+from agents.base import PlanningAgent, exchange, placement
+from agents.move_value.features import FEATURES, POINT_SCALE, Candidates, candidates
+from agents.move_value.look_ahead import DEFAULT_LOOK_AHEAD, LookAhead
+from agents.move_value.network import MoveValueNet, values
+from qwirkle_env.engine.moves import Move
+from qwirkle_env.position import Position
+from qwirkle_env.view import PlayerView
+
+
+def move_values(layers: list, cands: Candidates) -> np.ndarray:
+    """What each candidate is worth: points now (over POINT_SCALE) plus the afterstate value."""
+    return cands.points / POINT_SCALE + values(layers, cands.features)
+
+
+def select(
+    layers: list,
+    cands: Candidates,
+    temperature: float,
+    rng: random.Random,
+    how: LookAhead = DEFAULT_LOOK_AHEAD,
+) -> int:
+    """The row of the move to play. The best ``how.shortlist`` moves by their cheap
+    features are looked at two moves ahead and valued again, and the choice is made among
+    them only (so a chosen move's features are always complete)."""
+    worth = move_values(layers, cands)
+    if cands.position is None or len(cands) <= 1:
+        return pick(worth, temperature, rng)
+    short = np.argsort(-worth, kind="stable")[: how.shortlist]
+    cands.look_ahead(short, rng, how)
+    again = cands.points[short] / POINT_SCALE + values(layers, cands.features[short])
+    return int(short[pick(again, temperature, rng)])
+
+
+def pick(worth: np.ndarray, temperature: float, rng: random.Random) -> int:
+    """The best move (``temperature`` 0), or a softmax sample over the moves' worth."""
+    if temperature <= 0:
+        return int(np.argmax(worth))
+    z = (worth - worth.max()) / temperature
+    p = np.exp(z)
+    u = rng.random() * float(p.sum())
+    return min(int(np.searchsorted(np.cumsum(p), u)), len(p) - 1)
+
+
+class ValueAgent(PlanningAgent):
+    """Plays the move of highest worth; ``temperature`` > 0 samples instead (exploration)."""
+
+    name = "value"
+
+    def __init__(
+        self,
+        net: MoveValueNet,
+        meta: dict | None = None,
+        temperature: float = 0.0,
+        look_ahead: LookAhead = DEFAULT_LOOK_AHEAD,
+    ):
+        if not (isinstance(temperature, int | float) and math.isfinite(temperature)):
+            raise ValueError(f"temperature must be a finite number >= 0, got {temperature!r}")
+        if temperature < 0:
+            raise ValueError(f"temperature must be >= 0, got {temperature}")
+        self.layers = net.numpy_layers()
+        self.meta = meta or {}
+        self.temperature = float(temperature)
+        self.look_ahead = look_ahead
+        self.reset(0, 2, 0)
+
+    def choose(self, view: PlayerView) -> Move:
+        cands = candidates(Position.of_view(view))
+        if not len(cands):
+            raise RuntimeError("no legal move in this view: is it this agent's turn?")
+        i = select(self.layers, cands, self.temperature, self.rng, self.look_ahead)
+        kind, what = cands.move(i)
+        return placement(what) if kind == "place" else exchange(what)
+
+
+def value_agent_of(net: MoveValueNet, meta: dict, path: str | Path) -> ValueAgent:
+    """A ValueAgent, once the checkpoint's feature list is checked against this version's."""
+    env = meta.get("env") or {}
+    trained_on = env.get("features")
+    if trained_on != list(FEATURES):
+        raise ValueError(
+            f"checkpoint {path} was trained on move features {trained_on!r}; this version "
+            f"describes moves with {list(FEATURES)!r}: retrain it with this version"
+        )
+    try:
+        look = LookAhead(**env["look_ahead"])
+    except (KeyError, TypeError, ValueError) as err:
+        raise ValueError(
+            f"checkpoint {path} has no usable look-ahead settings ({err!r}); a move-value "
+            "checkpoint stores the shortlist, reply_samples and refill it was trained with"
+        ) from None
+    return ValueAgent(net, meta=meta, look_ahead=look)

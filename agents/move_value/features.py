@@ -1,0 +1,58 @@
+"""The move-value agent's rows: the env's move rows plus a look two moves ahead.
+
+The columns the env shows in its whole-move mode (``qwirkle_env.candidates``) come first,
+computed by the same code, so the agent and a library policy see each move alike. The last
+columns, the look ahead (``agents.move_value.look_ahead``), cost a board copy per move, so they are
+filled only for the few moves the agent shortlists (``Candidates.look_ahead``).
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+
+from agents.move_value.look_ahead import (
+    DEFAULT_LOOK_AHEAD,
+    LOOK_AHEAD_FEATURES,
+    LookAhead,
+    TurnLookAhead,
+)
+from qwirkle_env.candidates import GOES_OUT, POINT_SCALE, ROW_FEATURES, MoveRows, move_rows
+from qwirkle_env.position import Position
+
+__all__ = ["FEATURES", "NUM_MOVE_FEATURES", "POINT_SCALE", "Candidates", "candidates"]
+
+FEATURES = (*ROW_FEATURES, *LOOK_AHEAD_FEATURES)
+NUM_MOVE_FEATURES = len(FEATURES)
+_AHEAD = slice(len(ROW_FEATURES), NUM_MOVE_FEATURES)
+# what the look's values are divided by: points by POINT_SCALE, the 0/1 flag by 1
+_AHEAD_SCALE = np.array([1.0 if name.endswith("goes_out") else POINT_SCALE
+                         for name in LOOK_AHEAD_FEATURES])  # fmt: skip
+
+
+class Candidates(MoveRows):
+    """The env's move rows with the look-ahead columns, zero until ``look_ahead`` fills them."""
+
+    def __init__(self, *args, position: Position | None = None, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.position = position  # for the look ahead; None on an empty table
+
+    def look_ahead(self, rows, rng: random.Random, how: LookAhead = DEFAULT_LOOK_AHEAD) -> None:
+        """Fills the look-ahead features of these rows (a board copy each, so only for a
+        shortlist); ``rng`` deals the hidden tiles."""
+        if self.position is None:
+            return
+        ahead = TurnLookAhead(self.position, rng, how)
+        for i in rows:
+            kind, what = self.move(i)
+            if kind == "place" and self.features[i, GOES_OUT]:
+                continue  # the game is over
+            items = what if kind == "place" else ()
+            self.features[i, _AHEAD] = np.divide(ahead.values(items, self.kept(i)), _AHEAD_SCALE)
+
+
+def candidates(pos: Position) -> Candidates:
+    """Every legal move of the position with its feature row."""
+    rows = move_rows(pos, extra=len(LOOK_AHEAD_FEATURES))
+    return Candidates(**rows.parts(), position=pos if len(pos.board) else None)

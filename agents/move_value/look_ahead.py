@@ -1,0 +1,153 @@
+"""The look two moves ahead that the learned agent makes for its shortlist of moves.
+
+For each shortlisted move: the most the next opponent can score in reply, and the most our
+kept tiles can score next. The opponent's hand is known once the bag is empty in a 2-player
+game; before that it is unknown, and the look ahead describes it two ways. Dealt: the mean
+best reply over hands dealt at random from the unseen tiles (the same deals for every move
+of the turn). Expected: the expected best single tile (``expected_best_tile``), computed
+from the chance that they hold each type, with no sampling noise, which is what the choice
+between moves needs. Our next move is described likewise: from the kept tiles alone, from
+the kept tiles topped up by a random draw, and as an expectation over the draw.
+
+A look costs a board copy and a few move generations per move, so ``Candidates`` makes it
+only for the moves its cheap features rank best (``LookAhead.shortlist``).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from qwirkle_env.engine.board import LEN_H, LEN_V, Board
+from qwirkle_env.engine.hand import HAND_SIZE
+from qwirkle_env.engine.lines import ids_of, line_points, mask_of
+from qwirkle_env.position import Position, chance_opponent_holds
+from qwirkle_env.spec import END_BONUS
+
+# The values a look returns, in this order (points, or 0/1 for reply_goes_out).
+LOOK_AHEAD_FEATURES = (
+    "reply_points", "reply_goes_out", "next_points",  # dealt
+    "reply_expected", "next_kept", "next_expected",  # without dealing
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class LookAhead:
+    """How far the agent looks at its shortlist; a checkpoint stores the settings its agent
+    plays with (those of self-play, or a longer shortlist: ``TDConfig.play_shortlist``).
+    These defaults are the only ones: ``TDConfig``'s look-ahead fields default to them."""
+
+    shortlist: int = 6  # moves looked at two moves ahead
+    reply_samples: int = 2  # opponent hands dealt while unknown; the reply is their mean
+    refill: bool = True  # our next move from the kept tiles topped up by a random draw
+
+    def __post_init__(self) -> None:
+        if self.shortlist < 1 or self.reply_samples < 1:
+            raise ValueError(
+                f"shortlist and reply_samples must be >= 1, got {self.shortlist} and "
+                f"{self.reply_samples}"
+            )
+
+
+DEFAULT_LOOK_AHEAD = LookAhead()
+
+
+class TurnLookAhead:
+    """The look ahead of one turn: the deals are made once, for every move it looks at."""
+
+    def __init__(self, pos: Position, rng: random.Random, how: LookAhead) -> None:
+        n_players = len(pos.scores)
+        self.board = pos.board
+        self.held = pos.hand_sizes[(pos.seat + 1) % n_players]
+        unseen = pos.unseen()
+        self.unseen, self.unseen_total = unseen, sum(unseen)
+        pool = [t for t, k in enumerate(unseen) for _ in range(k)]
+        # exact: with the bag empty, the one opponent holds every unseen tile
+        self.exact = pos.bag_size == 0 and n_players == 2
+        if self.exact:
+            self.opp = [mask_of(pool)] if pool else []
+            self.their_chance = [float(k > 0) for k in unseen]
+        else:
+            k = min(self.held, len(pool))
+            self.opp = [mask_of(rng.sample(pool, k)) for _ in range(how.reply_samples) if k]
+            total = self.unseen_total
+            self.their_chance = [chance_opponent_holds(c, total, self.held) for c in unseen]
+        self.draw: list[int] = []  # our top-up, the same for every move of the turn
+        if how.refill and pos.bag_size:
+            self.draw = rng.sample(pool, min(HAND_SIZE, pos.bag_size, len(pool)))
+        self.bag_size = pos.bag_size
+        self.our_chance: dict[int, list[float]] = {}  # per number of tiles we would draw
+
+    def values(self, items, kept: list[int]) -> tuple[float, ...]:
+        """LOOK_AHEAD_FEATURES after placing ``items`` (none: an exchange), keeping ``kept``."""
+        board = self.board
+        if items:
+            board = board.copy()
+            board.place_legal(list(items))
+        total, out = 0.0, 0.0
+        for hand in self.opp:
+            best = 0
+            for placed, pts in board.placements_with_points(hand):
+                if self.exact and len(placed) == self.held:
+                    pts += END_BONUS
+                    out = 1.0
+                best = max(best, pts)
+            total += best
+        mine = kept + self.draw[: HAND_SIZE - len(kept)] if self.draw else kept
+        topped = _best(board, mine)
+        own = topped if len(mine) == len(kept) else _best(board, kept)
+        return (
+            total / max(len(self.opp), 1),
+            out,
+            topped,
+            expected_best_tile(board, self.their_chance),
+            own,
+            expected_best_tile(board, self._our_chance(kept)),
+        )
+
+    def _our_chance(self, kept: list[int]) -> list[float]:
+        """P(we hold each type at our next turn): the kept tiles, and the draw's chances."""
+        drawn = min(HAND_SIZE - len(kept), self.bag_size)
+        chance = self.our_chance.get(drawn)
+        if chance is None:
+            total = self.unseen_total
+            chance = [chance_opponent_holds(c, total, drawn) for c in self.unseen]
+            self.our_chance[drawn] = chance
+        if kept:
+            chance = list(chance)
+            for t in kept:
+                chance[t] = 1.0
+        return chance
+
+
+def _best(board: Board, tiles: list[int]) -> int:
+    if not tiles:
+        return 0
+    return max((pts for _, pts in board.placements_with_points(mask_of(tiles))), default=0)
+
+
+def expected_best_tile(board: Board, chance: list[float]) -> float:
+    """The expected most one tile scores on ``board``, for a hand that holds type t with
+    probability ``chance[t]``, the spots taken as independent: a smooth stand-in for the
+    best reply that a few dealt hands estimate only roughly."""
+    front = board.frontier
+    hit: dict[int, float] = {}
+    spots = []
+    for cell, fit in board.fit_masks.items():
+        p = hit.get(fit)
+        if p is None:
+            miss = 1.0
+            for t in ids_of(fit):
+                miss *= 1.0 - chance[t]
+            p = hit[fit] = 1.0 - miss
+        if p > 0.0:
+            info = front[cell]
+            spots.append(((line_points(info[LEN_H]) + line_points(info[LEN_V])) or 1, p))
+    spots.sort(reverse=True)
+    expected, none_yet = 0.0, 1.0
+    for points, p in spots:
+        expected += points * p * none_yet
+        none_yet *= 1.0 - p
+        if none_yet < 1e-6:
+            break
+    return expected

@@ -1,0 +1,128 @@
+"""Determinised Monte Carlo search: try the best few moves against sampled hidden tiles.
+
+The heuristic proposes the top ``k`` candidates. Each simulation deals the unseen tiles at
+random into a full game consistent with the view (``PlayerView.sample_game``), plays every
+candidate in a clone of that same deal (common random numbers: the candidates face the
+same opponent hands and the same bag), then lets fast greedy players go on for ``depth``
+turns (to the end once the bag is empty), and scores the final margin. The candidate
+with the best mean margin is played.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+
+from agents.base import PlanningAgent, exchange, placement
+from agents.options import Option, check_options
+from agents.scripted.baselines import best_row, exchange_rule
+from agents.scripted.heuristic import WEIGHT_OPTIONS, Evaluator, Weights
+from qwirkle_env.engine.game import Game
+from qwirkle_env.engine.hand import HAND_SIZE
+from qwirkle_env.engine.moves import Move
+from qwirkle_env.engine.placements import row_items
+from qwirkle_env.spec import margin
+from qwirkle_env.view import PlayerView
+
+MAX_ROLLOUT = 200  # turns; a blocked table would otherwise let exchanges go on for ever
+
+
+def greedy_rollout(game: Game, turns: int | None, rng: random.Random) -> None:
+    """Greedy moves for ``turns`` turns (None: to the end), the greedy exchange when stuck."""
+    n = 0
+    limit = MAX_ROLLOUT if turns is None else turns
+    while not game.over and n < limit:
+        rows = game.placement_rows()  # game.placements_with_points() as one array
+        if len(rows):
+            game.apply_placement(row_items(rows[best_row(rows, rng)]), trusted=True)
+        else:
+            hand = game.hands[game.current]
+            game.apply_exchange(exchange_rule(hand, len(game.bag), rng))
+        n += 1
+
+
+class SearchAgent(PlanningAgent):
+    """Determinised Monte Carlo over the heuristic's top-k moves with greedy rollouts.
+
+    ``budget`` is CPU seconds per move (CPU, not wall, so that a busy shared machine does
+    not weaken it); ``sims`` (if given) fixes the number of simulations instead, which makes
+    the agent reproducible whatever the machine's speed. ``OPTIONS`` bounds each option so
+    that one move's work is bounded; :meth:`cancel` stops a move between simulations.
+    """
+
+    OPTIONS = {
+        "budget": Option(float, 0, 10, low_open=True, unit="CPU seconds per move"),
+        "sims": Option(int, 1, 1000, none="the budget decides"),
+        "k": Option(int, 1, 50),
+        "depth": Option(int, 0, 20, none="roll out to the end"),
+        **WEIGHT_OPTIONS,
+    }
+
+    def __init__(
+        self,
+        budget: float = 0.25,
+        sims: int | None = None,
+        k: int = 10,
+        depth: int | None = 2,
+        **weights,
+    ) -> None:
+        given = {"budget": budget, "sims": sims, "k": k, "depth": depth, **weights}
+        opts = check_options("search", self.OPTIONS, given)
+        self.budget = opts.pop("budget")
+        self.sims = opts.pop("sims")
+        self.k = opts.pop("k")
+        self.depth = opts.pop("depth")
+        self.weights = Weights(**opts)
+
+    def candidates(self, view: PlayerView) -> list:
+        """("place", items) / ("exchange", ids) candidates, best heuristic value first."""
+        found = view.placements()
+        out = []
+        if found:
+            ranked = Evaluator(view, self.weights).ranked(found)
+            out = [("place", items) for _, items in ranked[: self.k]]
+        if view.bag_size and view.opening_size is None:
+            # The greedy rule's exchange competes too, unless the bag is nearly empty and
+            # there are plenty of placements (exchanging that late rarely pays).
+            ids = exchange_rule(view.hand, view.bag_size, self.rng)
+            late = view.bag_size < HAND_SIZE
+            if ids and not (late and len(out) >= self.k):
+                out.append(("exchange", ids))
+        return out
+
+    def choose(self, view: PlayerView) -> Move:
+        start = time.process_time()  # the budget covers the whole decision
+        cands = self.candidates(view)
+        if len(cands) == 1:
+            return _to_move(cands[0])
+        totals = [0.0] * len(cands)
+        # With the bag empty nothing more is drawn: roll out to the end.
+        depth = None if view.bag_size == 0 else self.depth
+        done = 0
+        while True:
+            self.check_cancelled()
+            if self.sims is not None:
+                if done >= self.sims:
+                    break
+            elif done:
+                spent = time.process_time() - start
+                if spent + spent / done > self.budget:  # the next one would overrun
+                    break
+            deal = view.sample_game(self.rng)
+            seed = self.rng.randrange(2**31)
+            for i, cand in enumerate(cands):
+                game = deal.clone()
+                if cand[0] == "place":
+                    game.apply_placement(list(cand[1]))
+                else:
+                    game.apply_exchange(list(cand[1]))
+                greedy_rollout(game, depth, random.Random(seed))
+                totals[i] += margin(game.scores, view.seat)
+            done += 1
+        best = max(range(len(cands)), key=lambda i: (totals[i], -i))
+        return _to_move(cands[best])
+
+
+def _to_move(cand: tuple) -> Move:
+    kind, data = cand
+    return placement(data) if kind == "place" else exchange(data)
