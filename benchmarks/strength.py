@@ -167,7 +167,7 @@ def merge_sections(page: str, sections: list[str], argv: str) -> str:
         if start >= 0:
             end = min(i for i in (page.find("\n### ", start + 1), page.find("\n" + TUNED))
                       if i >= 0)  # fmt: skip
-            page = page[:start] + section + page[end + 1 :]
+            page = page[:start] + section + "\n" + page[end + 1 :]
         else:
             at = page.find(TUNED)
             page = page[:at] + section + "\n" + page[at:]

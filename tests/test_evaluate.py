@@ -164,3 +164,20 @@ def test_strength_benchmark_quick_run(tmp_path) -> None:
     assert page.count("Target: ") == 8 + libraries and "duplicate deals" in page
     assert (tmp_path / "runs" / "search_vs_greedy_2p" / "summary.csv").is_file()
     assert (tmp_path / "runs" / "learned_vs_greedy_4p" / "summary.csv").is_file()
+
+
+def test_strength_sections_replaced_in_place_keep_their_blank_lines() -> None:
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    from strength import TUNED, merge_sections
+
+    page = f"# S\n\n### a\n\nold a\n\n### b\n\nold b\n\n{TUNED}\nnotes\n"
+    page = merge_sections(page, ["### a\n\nnew a\n"], "--only a")
+    page = merge_sections(page, ["### b\n\nnew b\n", "### c\n\nnew c\n"], "--only b c")
+    made = "\n\nMade by `python benchmarks/strength.py"
+    assert page == (
+        f"# S\n\n### a\n\nnew a{made} --only a`.\n\n### b\n\nnew b{made} --only b c`.\n\n"
+        f"### c\n\nnew c{made} --only b c`.\n\n{TUNED}\nnotes\n"
+    )
