@@ -71,7 +71,7 @@ def assert_same_rows(found, expected) -> None:
 def rows_agree(request):
     """Every move-row table the test asks for is checked against the Python reference
     (``candidates.reference_move_rows``): the same rows, bit for bit."""
-    from agents import move_features
+    from agents.move_value import features as move_features
     from qwirkle_env import candidates, move_mode
 
     compiled = candidates.move_rows

@@ -8,7 +8,7 @@ import pytest
 import torch
 from conftest import rewards_of_a_random_game
 
-from agents import selfplay
+from agents.tile_ppo import selfplay
 from agents.tile_ppo.network import NetConfig, PolicyValueNet
 from agents.tile_ppo.ppo import PPOConfig, ppo_loss, ppo_update
 from agents.tile_ppo.selfplay import Buffer, SelfPlay
