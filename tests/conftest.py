@@ -88,7 +88,8 @@ def rows_agree(request):
         yield
 
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+ROOT = Path(__file__).resolve().parent.parent  # the repository
+EXAMPLES = ROOT / "examples"
 
 
 def game_at(seed: int, turns: int) -> Game:

@@ -6,7 +6,7 @@ tile mode: ``n`` games in preallocated arrays that compiled kernels update in pl
 game stepped by the caller (self-play). Slot ``i`` reset with seed ``s`` plays exactly
 the game ``raw_env(action_mode="moves").reset(seed=s)`` plays, and shows the same
 observation and mask at every turn, bit for bit; its later games are those of the env's
-``reset()`` without a seed (``tests/test_vector_moves.py``).
+``reset()`` without a seed (``tests/vector/test_moves.py``).
 
 | returned | shape, dtype | content |
 |---|---|---|

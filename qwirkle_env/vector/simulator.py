@@ -7,7 +7,7 @@ arrays that compiled kernels update in place, because copying a state per step (
 functional API without JAX) would cost more than the step. Rules, action encoding and
 observation are the AEC env's: slot ``i`` reset with seed ``s`` plays exactly the game
 ``raw_env().reset(seed=s)`` plays, and its later games are those of ``reset()`` without a
-seed (checked step by step in ``tests/test_vector.py``).
+seed (checked step by step in ``tests/vector/test_simulator.py``).
 
 Observations and masks are compact (``qwirkle_env.vector.compact``):
 

@@ -9,15 +9,13 @@ from __future__ import annotations
 
 import importlib.util
 import sys
-from pathlib import Path
 
 import pytest
 
 from agents.evaluation.harness import play_game
 from agents.move_policy.network import MovePolicyAgent
 from agents.registry import make_agent
-
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+from tests.conftest import EXAMPLES
 
 
 def run_example(name: str, argv: list[str], monkeypatch) -> None:

@@ -6,13 +6,13 @@ from __future__ import annotations
 import random
 
 import pytest
-from conftest import game_at
 
 from agents.move_value.features import FEATURES, POINT_SCALE, candidates
 from agents.move_value.look_ahead import expected_best_tile
 from qwirkle_env import Board, Color, Shape, Tile
 from qwirkle_env.engine.lines import mask_of
 from qwirkle_env.position import Position
+from tests.conftest import game_at
 
 F = {name: i for i, name in enumerate(FEATURES)}
 

@@ -15,11 +15,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from conftest import EXAMPLES, load_example
 
 from agents.checkpoint import load_checkpoint
 from agents.evaluation.harness import play_game
 from agents.move_policy.network import MovePolicyNet, layout
+from tests.conftest import EXAMPLES, load_example
 
 ROOT = EXAMPLES.parent
 SHIPPED = ROOT / "checkpoints" / "rllib_moves.pt"

@@ -17,7 +17,6 @@ import sys
 
 import numpy as np
 import pytest
-from conftest import nearly_dead_table
 
 from qwirkle_env import Board, Color, Game, Shape, Tile, raw_env
 from qwirkle_env.engine.lines import mask_of
@@ -25,6 +24,7 @@ from qwirkle_env.engine.placements import opening_placements, rows_of
 from qwirkle_env.vector.move_table import opening_rows
 from qwirkle_env.vector.moves import VectorMoves
 from qwirkle_env.vector.setorder import REACH_CELLS, TABLE_SIZE, cell_hashes, set_order
+from tests.conftest import nearly_dead_table
 
 
 def same_bits(a: np.ndarray, b: np.ndarray) -> bool:

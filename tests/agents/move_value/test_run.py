@@ -6,11 +6,9 @@ from __future__ import annotations
 import random
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 import torch
-from conftest import game_at
 
 from agents.checkpoint import load_checkpoint, save_checkpoint
 from agents.move_value.features import FEATURES, candidates
@@ -22,6 +20,7 @@ from agents.registry import make_agent
 from agents.tile_ppo.network import NetConfig, PolicyValueNet
 from qwirkle_cli import commands as cli
 from qwirkle_env.position import Position
+from tests.conftest import ROOT, game_at
 
 torch.set_num_threads(1)
 F = {name: i for i, name in enumerate(FEATURES)}
@@ -147,7 +146,7 @@ def test_a_wide_checkpoint_plays_in_forked_evaluation_workers(tmp_path):
     script.write_text(FORKED_MATCH)
     done = subprocess.run(
         [sys.executable, str(script), str(tmp_path / "wide.pt")],
-        cwd=Path(__file__).resolve().parents[1],
+        cwd=ROOT,
         capture_output=True,
         text=True,
         timeout=240,

@@ -8,7 +8,6 @@ import warnings
 
 import numpy as np
 import pytest
-from conftest import rewards_of_a_random_game
 from pettingzoo.test import api_test, render_test, seed_test
 
 from qwirkle_env import Board, Game, IllegalMove, env, raw_env
@@ -16,6 +15,7 @@ from qwirkle_env.actions import ActionCodec
 from qwirkle_env.engine.tiles import Tile
 from qwirkle_env.observation import observation_size, split_observation
 from qwirkle_env.spec import DEFAULT_WINDOW, NUM_FEATURES, NUM_PLANES
+from tests.conftest import rewards_of_a_random_game
 
 PLAYERS = (2, 3, 4)
 REWARDS = ("win", "points", "margin")

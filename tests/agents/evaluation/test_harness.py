@@ -13,6 +13,7 @@ from agents.evaluation.results import GameRecord, Results
 from qwirkle_cli import commands as cli
 from qwirkle_env import Placement, Tile, raw_env
 from qwirkle_env.engine.tiles import Color, Shape
+from tests.conftest import ROOT
 
 
 @pytest.fixture(scope="module")
@@ -149,9 +150,8 @@ def test_strength_benchmark_quick_run(tmp_path) -> None:
     """The one command behind docs/strength.md, on a few games and a tiny search budget."""
     import subprocess
     import sys
-    from pathlib import Path
 
-    root = Path(__file__).resolve().parents[1]
+    root = ROOT
     sys.path.insert(0, str(root / "benchmarks"))
     from strength import LIBRARIES
 
@@ -168,9 +168,8 @@ def test_strength_benchmark_quick_run(tmp_path) -> None:
 
 def test_strength_sections_replaced_in_place_keep_their_blank_lines() -> None:
     import sys
-    from pathlib import Path
 
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    sys.path.insert(0, str(ROOT / "benchmarks"))
     from strength import TUNED, merge_sections
 
     page = f"# S\n\n### a\n\nold a\n\n### b\n\nold b\n\n{TUNED}\nnotes\n"

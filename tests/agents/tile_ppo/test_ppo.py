@@ -6,7 +6,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
-from conftest import rewards_of_a_random_game
 
 from agents.tile_ppo import selfplay
 from agents.tile_ppo.network import NetConfig, PolicyValueNet
@@ -14,6 +13,7 @@ from agents.tile_ppo.ppo import PPOConfig, ppo_loss, ppo_update
 from agents.tile_ppo.selfplay import Buffer, SelfPlay
 from qwirkle_env import raw_env
 from qwirkle_env.spec import NUM_FEATURES, win_reward
+from tests.conftest import rewards_of_a_random_game
 
 torch.set_num_threads(1)  # shared CI cores: one thread is much faster
 

@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import ROOT
+
 pytest.importorskip("starlette")
 pytest.importorskip("httpx2")
 pytest.importorskip("uvicorn")
@@ -31,7 +33,6 @@ from showdown.app import Store, create_app  # noqa: E402
 from showdown.guard import MAX_UPLOAD  # noqa: E402
 from showdown.tables import MAX_EXCHANGE_RUN, MAX_MOVES, Table  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
 URL = "http://127.0.0.1:8000"
 RSS_LIMIT_MB = 500  # docs/showdown.md
 

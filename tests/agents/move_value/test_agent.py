@@ -8,7 +8,6 @@ import random
 import numpy as np
 import pytest
 import torch
-from conftest import game_at
 
 from agents.checkpoint import load_checkpoint, save_checkpoint
 from agents.evaluation.harness import play_game as play_env_game
@@ -18,6 +17,7 @@ from agents.move_value.network import MoveValueNet, ValueNetConfig
 from agents.registry import make_agent
 from agents.tile_ppo.network import NetConfig, PolicyValueNet
 from qwirkle_env.position import Position
+from tests.conftest import game_at
 
 torch.set_num_threads(1)
 

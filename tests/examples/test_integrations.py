@@ -3,7 +3,7 @@ respect the mask on real positions.
 
 Each test skips unless its extra is installed (``pip install -e ".[sb3]"``, ``[tianshou]``,
 ``[rllib]``). RLlib's start Ray instances (2 env runners; two nodes), too heavy for CI's
-budget, so they are marked slow: ``pytest -m slow tests/test_integrations.py``. They run
+budget, so they are marked slow: ``pytest -m slow tests/examples/test_integrations.py``. They run
 Ray in child processes and check every socket those hold (examples/ray_loopback.py).
 """
 
@@ -19,11 +19,9 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
-from conftest import EXAMPLES, load_example
 
 from qwirkle_env import raw_env
-
-ROOT = Path(__file__).resolve().parent.parent
+from tests.conftest import EXAMPLES, ROOT, load_example
 
 
 def positions(window: int, games: int = 2, every: int = 17) -> list[dict]:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import importlib
 import warnings
-from pathlib import Path
 
 import gymnasium
 import numpy as np
@@ -18,6 +17,7 @@ import qwirkle_env
 from qwirkle_env import ENV_ID, env, qwirkle_v0, raw_env
 from qwirkle_env.opponents import RandomOpponent, make_opponent, opponent_names
 from qwirkle_env.wrappers import SingleAgentEnv
+from tests.conftest import ROOT
 
 
 def test_qwirkle_v0_is_laid_out_like_pettingzoo_classic():
@@ -107,6 +107,6 @@ def test_every_opponent_entry_point_is_an_agent_name():
     names = set(base.agent_names()) | set(base.SHIPPED)
     installed = set(opponent_names()) - {"random", "ckpt"}
     assert installed and installed <= names
-    declared = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text())
+    declared = tomllib.loads((ROOT / "pyproject.toml").read_text())
     declared = set(declared["project"]["entry-points"]["qwirkle_env.opponents"]) - {"ckpt"}
     assert declared == names - {"random"}  # every agent by name, the shipped ones included

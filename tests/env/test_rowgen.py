@@ -7,9 +7,9 @@ must be bit-identical: the same float32 bit patterns, points, moves and order, w
 without a reader's extra columns, from the game and from a windowed view, and the move
 mode's table (the order, the cut at K) the same. The reference gets its placements from
 the engine's tuple API, the compiled rows from its arrays. CI plays a few dozen games;
-``-m slow`` plays 300 more and 100 endgames. The crafted tests of test_move_mode.py and
-test_move_value_features.py's tests check every table they make through the ``rows_agree``
-fixture.
+``-m slow`` plays 300 more and 100 endgames. The crafted tests of tests/env/test_move_mode.py and
+tests/agents/move_value/test_features.py check every table they make through the
+``rows_agree`` fixture.
 """
 
 from __future__ import annotations
@@ -21,7 +21,6 @@ import sys
 
 import numpy as np
 import pytest
-from conftest import assert_same_rows
 
 from agents.move_value.features import candidates
 from agents.scripted.baselines import exchange_rule
@@ -34,6 +33,7 @@ from qwirkle_env.engine.lines import mask_of
 from qwirkle_env.move_mode import move_table
 from qwirkle_env.position import Position
 from qwirkle_env.view import PlayerView
+from tests.conftest import assert_same_rows
 
 POLICIES = ("random", "greedy", "heuristic")
 
@@ -305,8 +305,8 @@ def test_the_agents_rows_keep_the_lazy_lists_and_the_look_ahead():
 def test_the_rows_run_as_plain_python_without_numba():
     """NUMBA_DISABLE_JIT=1 runs rowgen.py's kernels as Python: the same rows."""
     code = (
-        "import sys; sys.path.insert(0, 'tests');"
-        "from test_move_rows import play_checked, rowgen;"
+        "import sys;"
+        "from tests.env.test_rowgen import play_checked, rowgen;"
         "assert rowgen.row_features.__class__.__name__ == 'function';"
         "print(play_checked(3))"
     )

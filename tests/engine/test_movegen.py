@@ -5,7 +5,7 @@ and relaxed openings; crafted endgames with an empty bag) the public lists must 
 placement for placement, points and order included: ``Board.placements_with_points``,
 ``Board.placement_rows``, ``Game.placements_with_points`` and ``Game.legal_moves``. CI plays
 a few dozen games; ``-m slow`` plays 1,000 more and 300 endgames. The crafted rule tests
-(test_board, test_game, test_properties) check every list they make through the
+(tests/engine/: test_board, test_game, test_properties) check every list they make through the
 ``generators_agree`` fixture.
 """
 
@@ -18,7 +18,6 @@ import sys
 
 import numpy as np
 import pytest
-from conftest import reference_placements
 
 from agents.scripted.baselines import best_by_points, best_row, exchange_rule
 from agents.scripted.heuristic import Evaluator, Weights
@@ -28,6 +27,7 @@ from qwirkle_env.engine import movegen
 from qwirkle_env.engine.lines import mask_of
 from qwirkle_env.engine.placements import WIDTH, row_items, rows_of
 from qwirkle_env.view import PlayerView
+from tests.conftest import reference_placements
 
 POLICIES = ("random", "greedy", "heuristic")
 
@@ -169,8 +169,7 @@ def test_placement_order_is_the_same_for_a_clone():
 def test_the_generator_runs_as_plain_python_without_numba():
     """NUMBA_DISABLE_JIT=1 runs movegen.py's functions as Python: the same lists."""
     code = (
-        "import random, sys; sys.path.insert(0, 'tests');"
-        "from test_movegen import play_checked, movegen;"
+        "from tests.engine.test_movegen import play_checked, movegen;"
         "assert movegen.grow.__class__.__name__ == 'function';"
         "print(sum(play_checked(s) for s in range(2)))"
     )

@@ -6,7 +6,8 @@ from __future__ import annotations
 import re
 
 import pytest
-from conftest import load_example
+
+from tests.conftest import load_example
 
 cli = load_example("rllib_cli")
 

@@ -16,7 +16,6 @@ import warnings
 import numpy as np
 import pytest
 import torch
-from conftest import nearly_dead_table
 
 from qwirkle_env import Game, raw_env
 from qwirkle_env.vector import VectorQwirkle
@@ -38,6 +37,7 @@ from qwirkle_env.vector.mt19937 import (
     seed_state,
     shuffle,
 )
+from tests.conftest import nearly_dead_table
 
 
 def play_side_by_side(n_games, seed, max_steps=10**6, games=None, **options):

@@ -9,7 +9,6 @@ import random
 import numpy as np
 import pytest
 import torch
-from conftest import game_at
 
 from agents.move_value.agent import select
 from agents.move_value.features import FEATURES, NUM_MOVE_FEATURES, POINT_SCALE, candidates
@@ -19,6 +18,7 @@ from qwirkle_env import Board, Color, Shape, Tile
 from qwirkle_env.engine.lines import mask_of
 from qwirkle_env.position import Position, chance_opponent_holds
 from qwirkle_env.view import PlayerView
+from tests.conftest import game_at
 
 torch.set_num_threads(1)
 F = {name: i for i, name in enumerate(FEATURES)}

@@ -10,7 +10,8 @@ import subprocess
 import sys
 
 import pytest
-from conftest import EXAMPLES, load_example
+
+from tests.conftest import EXAMPLES, load_example
 
 loopback = load_example("ray_loopback")
 linux_only = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
