@@ -19,17 +19,14 @@ import sys
 import numpy as np
 import pytest
 
-from agents.scripted.baselines import best_by_points, best_row, exchange_rule
-from agents.scripted.heuristic import Evaluator, Weights
+from agents.scripted.baselines import best_by_points, best_row
 from qwirkle_env import Board, Color, Game, Shape, Tile
 from qwirkle_env.engine import board as board_module
 from qwirkle_env.engine import movegen
 from qwirkle_env.engine.lines import mask_of
 from qwirkle_env.engine.placements import WIDTH, row_items, rows_of
 from qwirkle_env.view import PlayerView
-from tests.conftest import reference_placements
-
-POLICIES = ("random", "greedy", "heuristic")
+from tests.conftest import ROOT, play_endgame, play_seeded, reference_placements
 
 
 def check_position(game: Game) -> list:
@@ -46,58 +43,22 @@ def check_position(game: Game) -> list:
     return found
 
 
-def choose(game: Game, policy: str, rng: random.Random, found: list):
-    if policy == "heuristic" and found:
-        ranked = Evaluator(PlayerView.of(game, game.current), Weights()).ranked(found)
-        return "place", ranked[0][1]
-    if policy == "greedy" and found:
-        top = max(p for _, p in found)
-        return "place", rng.choice([items for items, p in found if p == top])
-    if found and (game.is_opening or not game.bag_size or rng.random() < 0.9):
-        return "place", rng.choice(found)[0]
-    return "exchange", exchange_rule(game.hands[game.current], game.bag_size, rng)
-
-
 def play_checked(seed: int) -> int:
-    """One seeded game, every position checked; returns the positions checked."""
-    rng = random.Random(seed)
-    policy = POLICIES[seed % 3]
-    game = Game(2 + seed % 3, seed=seed, strict_opening=seed % 7 != 0)
-    positions = 0
-    while not game.over:
+    """One seeded game, every position checked (the full move list at some); returns the
+    positions checked."""
+
+    def check(game: Game, n: int) -> list:
         found = check_position(game)
-        positions += 1
-        if seed % 5 == 0 and positions % 10 == 1:  # the full list: placements, exchanges
+        if seed % 5 == 0 and n % 10 == 0:  # the full list: placements, exchanges
             assert game.legal_moves()[: len(found)] == game.legal_placements()
-        kind, data = choose(game, policy, rng, found)
-        if kind == "place":
-            game.apply_placement(list(data), trusted=True)
-        else:
-            game.apply_exchange(data)
-    return positions
+        return found
+
+    return play_seeded(seed, check, p_place=0.9)
 
 
 def play_endgame_checked(seed: int) -> int:
     """An endgame: a few moves in, the bag emptied and small random hands dealt."""
-    rng = random.Random(seed)
-    n = 2 + seed % 3
-    game = Game(n, seed=seed)
-    for _ in range(rng.randint(3, 25)):
-        found = check_position(game)
-        if found:
-            game.apply_placement(list(rng.choice(found)[0]))
-        else:
-            game.apply_exchange(game.hands[game.current][:1])
-    game.bag.tiles = []
-    game.hands = [sorted(rng.choices(range(36), k=rng.randint(1, 6))) for _ in range(n)]
-    if not game.can_move(game.current):
-        game._advance()
-    positions = 0
-    while not game.over:
-        found = check_position(game)
-        positions += 1
-        game.apply_placement(list(rng.choice(found)[0]))
-    return positions
+    return play_endgame(seed, lambda game, n: check_position(game), check_position)
 
 
 @pytest.mark.parametrize("chunk", range(3))
@@ -175,7 +136,7 @@ def test_the_generator_runs_as_plain_python_without_numba():
     )
     env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
     done = subprocess.run(
-        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300
+        [sys.executable, "-c", code], env=env, cwd=ROOT, capture_output=True, text=True, timeout=300
     )
     assert done.returncode == 0, done.stderr
     assert int(done.stdout.split()[-1]) > 20

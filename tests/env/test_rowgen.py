@@ -23,8 +23,6 @@ import numpy as np
 import pytest
 
 from agents.move_value.features import candidates
-from agents.scripted.baselines import exchange_rule
-from agents.scripted.heuristic import Evaluator, Weights
 from qwirkle_env import Board, Color, Game, Shape, Tile, move_mode, position, rowgen
 from qwirkle_env import candidates as candidates_module
 from qwirkle_env.candidates import NUM_ROW_FEATURES, move_rows, reference_move_rows
@@ -33,9 +31,7 @@ from qwirkle_env.engine.lines import mask_of
 from qwirkle_env.move_mode import move_table
 from qwirkle_env.position import Position
 from qwirkle_env.view import PlayerView
-from tests.conftest import assert_same_rows
-
-POLICIES = ("random", "greedy", "heuristic")
+from tests.conftest import ROOT, assert_same_rows, play_endgame, play_seeded
 
 
 def tuple_position(game: Game) -> Position:
@@ -92,62 +88,28 @@ def check_view(game: Game, window: int) -> None:
     assert_same_rows(move_rows(pos), reference_move_rows(reference))
 
 
-def choose(game: Game, policy: str, rng: random.Random, found: list):
-    if policy == "heuristic" and found:
-        ranked = Evaluator(PlayerView.of(game, game.current), Weights()).ranked(found)
-        return "place", ranked[0][1]
-    if policy == "greedy" and found:
-        top = max(p for _, p in found)
-        return "place", rng.choice([items for items, p in found if p == top])
-    if found and (game.is_opening or not game.bag_size or rng.random() < 0.8):
-        return "place", rng.choice(found)[0]
-    return "exchange", exchange_rule(game.hands[game.current], game.bag_size, rng)
-
-
 def play_checked(seed: int) -> int:
-    """One seeded game, every position checked; returns the positions checked."""
-    rng = random.Random(seed)
-    policy = POLICIES[seed % 3]
-    game = Game(2 + seed % 3, seed=seed, strict_opening=seed % 7 != 0)
-    positions = 0
-    while not game.over:
-        found = check_position(game, extra=3 * (seed % 2), table=positions % 5 == 0)
-        if positions % 9 == 4:
+    """One seeded game, every position checked (the table and a windowed view at some);
+    returns the positions checked."""
+
+    def check(game: Game, n: int) -> list:
+        found = check_position(game, extra=3 * (seed % 2), table=n % 5 == 0)
+        if n % 9 == 4:
             check_view(game, window=11 + 2 * (seed % 3))
-        positions += 1
-        kind, data = choose(game, policy, rng, found)
-        if kind == "place":
-            game.apply_placement(list(data), trusted=True)
-        else:
-            game.apply_exchange(data)
-    return positions
+        return found
+
+    return play_seeded(seed, check, p_place=0.8)
 
 
 def play_endgame_checked(seed: int) -> int:
-    """An endgame: a few moves in, the bag emptied and small random hands dealt (moves
-    that go out, no exchanges)."""
-    rng = random.Random(seed)
-    n = 2 + seed % 3
-    game = Game(n, seed=seed)
-    for _ in range(rng.randint(3, 25)):
-        found = check_position(game, extra=0, table=False)
-        if found:
-            game.apply_placement(list(rng.choice(found)[0]))
-        else:
-            game.apply_exchange(game.hands[game.current][:1])
-    game.bag.tiles = rng.sample(game.bag.tiles, rng.choice((0, 0, 1, 2)))
-    game.hands = [sorted(rng.choices(range(36), k=rng.randint(1, 6))) for _ in range(n)]
-    if not game.can_move(game.current):
-        game._advance()
-    positions = 0
-    while not game.over:
-        found = check_position(game, extra=2, table=positions % 2 == 0)
-        positions += 1
-        if found:
-            game.apply_placement(list(rng.choice(found)[0]))
-        else:
-            game.apply_exchange(game.hands[game.current][:1])
-    return positions
+    """An endgame: a few moves in, the bag cut to 0-2 tiles and small random hands dealt
+    (moves that go out, and exchanges while the bag holds tiles)."""
+    return play_endgame(
+        seed,
+        lambda game, n: check_position(game, extra=2, table=n % 2 == 0),
+        lambda game: check_position(game, extra=0, table=False),
+        bag_left=lambda rng: rng.choice((0, 0, 1, 2)),
+    )
 
 
 @pytest.mark.parametrize("chunk", range(3))
@@ -312,7 +274,7 @@ def test_the_rows_run_as_plain_python_without_numba():
     )
     env = {**os.environ, "NUMBA_DISABLE_JIT": "1"}
     done = subprocess.run(
-        [sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=300
+        [sys.executable, "-c", code], env=env, cwd=ROOT, capture_output=True, text=True, timeout=300
     )
     assert done.returncode == 0, done.stderr
     assert int(done.stdout.split()[-1]) > 20
