@@ -514,11 +514,11 @@ def test_every_call_before_reset_says_call_reset_first(call):
 
 
 def test_single_agent_view_and_simulator_before_reset_say_call_reset_first():
-    from qwirkle_env.opponents import RandomOpponent
+    from qwirkle_env.opponents import RandomActionOpponent
     from qwirkle_env.vector import VectorQwirkle
     from qwirkle_env.wrappers import SingleAgentEnv
 
-    single = SingleAgentEnv(RandomOpponent())
+    single = SingleAgentEnv(RandomActionOpponent())
     for call, args in [("step", (0,)), ("action_masks", ())]:
         with pytest.raises(RuntimeError, match=rf"call reset\(\) before {call}\(\)"):
             getattr(single, call)(*args)

@@ -15,7 +15,7 @@ from pettingzoo.utils.env import AECEnv
 
 import qwirkle_env
 from qwirkle_env import ENV_ID, env, qwirkle_v0, raw_env
-from qwirkle_env.opponents import RandomOpponent, make_opponent, opponent_names
+from qwirkle_env.opponents import RandomActionOpponent, make_opponent, opponent_names
 from qwirkle_env.wrappers import SingleAgentEnv
 from tests.conftest import ROOT
 
@@ -38,7 +38,7 @@ def headless(monkeypatch):
     monkeypatch.setitem(SingleAgentEnv.metadata, "render_fps", 10_000)
 
 
-@pytest.mark.parametrize("opponent", ["random", "greedy"])
+@pytest.mark.parametrize("opponent", ["random-action", "greedy"])
 def test_registered_id_passes_check_env_as_made(opponent, headless):
     made = gymnasium.make(ENV_ID, opponent=opponent, window=15, seat=None)
     assert isinstance(made.unwrapped, SingleAgentEnv)
@@ -73,19 +73,19 @@ def test_opponents_accept_agents_and_callables():
         calls.append(view)
         return int(np.flatnonzero(view.action_mask)[0])
 
-    agent = RandomOpponent(seed=1)
+    agent = RandomActionOpponent(seed=1)
     assert make_opponent(agent) is agent and make_opponent(first_legal) is first_legal
     single = gymnasium.make(ENV_ID, opponent=first_legal, seat=1)
     single.reset(seed=0)
     assert calls  # seat 0 moved first, by the callable
-    assert opponent_names()[:1] == ["ckpt"] and "random" in opponent_names()
+    assert opponent_names()[:1] == ["ckpt"] and "random-action" in opponent_names()
 
 
 @pytest.mark.parametrize(
     ("spec", "error", "message"),
     [
         ("grredy", ValueError, r"unknown opponent 'grredy'; allowed: ckpt, greedy, heuristic, "),
-        ("random:seed=3", ValueError, "opponent 'random' takes no options"),
+        ("random-action:seed=3", ValueError, "opponent 'random-action' takes no options"),
         ("greedy:depth", ValueError, "is not key=value"),
         (3, TypeError, "an opponent is a spec string, an agent with act"),
     ],
@@ -97,6 +97,23 @@ def test_bad_opponents_say_what_is_allowed(spec, error, message):
         gymnasium.make(ENV_ID, opponent=spec)
 
 
+def test_the_old_random_spec_still_builds_random_action_and_warns():
+    """ "random" named two agents (issue 22): the env's, uniform over the mask's legal actions,
+    is "random-action" now; the registry's "random" is uniform over whole moves."""
+    with pytest.warns(DeprecationWarning, match="use the spec 'random-action'"):
+        made = gymnasium.make(ENV_ID, opponent="random")
+    assert isinstance(made.unwrapped.opponents[0], RandomActionOpponent)
+    with pytest.warns(DeprecationWarning), pytest.raises(ValueError, match="takes no options"):
+        make_opponent("random:seed=3")
+    with pytest.warns(DeprecationWarning, match="use RandomActionOpponent"):
+        from qwirkle_env.wrappers import RandomOpponent
+    assert RandomOpponent is RandomActionOpponent
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        made = gymnasium.make(ENV_ID)  # the default is the new name: no warning
+    assert isinstance(made.unwrapped.opponents[0], RandomActionOpponent)
+
+
 def test_make_wants_opponent_not_opponents():
     with pytest.raises(TypeError, match="pass opponent=..., not opponents="):
         gymnasium.make(ENV_ID, opponents="greedy")
@@ -105,8 +122,11 @@ def test_make_wants_opponent_not_opponents():
 def test_every_opponent_entry_point_is_an_agent_name():
     base = pytest.importorskip("agents.registry")
     names = set(base.agent_names()) | set(base.SHIPPED)
-    installed = set(opponent_names()) - {"random", "ckpt"}
+    installed = set(opponent_names()) - {"random-action", "ckpt"}
     assert installed and installed <= names
     declared = tomllib.loads((ROOT / "pyproject.toml").read_text())
     declared = set(declared["project"]["entry-points"]["qwirkle_env.opponents"]) - {"ckpt"}
-    assert declared == names - {"random"}  # every agent by name, the shipped ones included
+    # every agent by name, the shipped ones included, but "random-action" (built into the
+    # env) and the registry's "random": as an opponent spec that old name still builds the
+    # env's "random-action" (deprecated)
+    assert declared == names - {"random", "random-action"}

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
 
-from qwirkle_env.wrappers import RandomOpponent, SingleAgentEnv
+from qwirkle_env.wrappers import RandomActionOpponent, SingleAgentEnv
 
 
 @pytest.mark.parametrize("num_players", [2, 3, 4])
@@ -67,7 +67,7 @@ def test_opponents_can_be_callables_or_agents_and_are_checked():
         calls.append(view.seat)
         return int(np.flatnonzero(view.action_mask)[0])
 
-    env = SingleAgentEnv([first_legal, RandomOpponent(1)], num_players=3, seat=0)
+    env = SingleAgentEnv([first_legal, RandomActionOpponent(1)], num_players=3, seat=0)
     play(env, 2)
     assert calls and set(calls) <= {1, 2}
     with pytest.raises(ValueError, match="3 players need 2 opponents"):
