@@ -227,3 +227,32 @@ def value_ckpt(tmp_path):
 
     net = MoveValueNet()
     return save_checkpoint(tmp_path / "v.pt", net, env_options(LookAhead()), {"x": 1}, 5)
+
+
+SHOWDOWN_URL = "http://127.0.0.1:8000"  # the page's own origin, as the server checks it
+
+
+def showdown_client(scope: str):
+    """A ``client`` fixture of this scope: a Starlette TestClient of a fresh showdown app at
+    ``SHOWDOWN_URL``. The endpoint tests share one per module; the attack tests take a
+    fresh app per test, since each checks that an attack changed nothing."""
+
+    @pytest.fixture(scope=scope, name="client")
+    def client():
+        from starlette.testclient import TestClient
+
+        from showdown.app import create_app
+
+        with TestClient(create_app(), base_url=SHOWDOWN_URL) as c:
+            yield c
+
+    return client
+
+
+def assert_error(response, status: int, *words: str) -> str:
+    """The response is a JSON error of this status whose message holds every word."""
+    assert response.status_code == status, response.text
+    message = response.json()["error"]
+    for word in words:
+        assert word in message, message
+    return message

@@ -9,10 +9,11 @@ import threading
 
 import pytest
 
+from tests.conftest import assert_error, showdown_client
+
 pytest.importorskip("starlette")
 pytest.importorskip("httpx2")
 
-from starlette.testclient import TestClient  # noqa: E402
 
 from agents.evaluation.harness import run_tournament  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
@@ -20,14 +21,9 @@ from qwirkle_cli import commands as cli  # noqa: E402
 from qwirkle_env.engine.game import Game  # noqa: E402
 from qwirkle_env.engine.tiles import Tile  # noqa: E402
 from qwirkle_env.render import board_svg  # noqa: E402
-from showdown.app import create_app  # noqa: E402
 from showdown.tables import HUMAN, Table  # noqa: E402
 
-
-@pytest.fixture(scope="module")
-def client():
-    with TestClient(create_app(), base_url="http://127.0.0.1:8000") as c:
-        yield c
+client = showdown_client("module")
 
 
 def _new(client, agents=("greedy",), mode="play", seed=11, **extra):
@@ -56,14 +52,6 @@ def _legal_place(client, key, state):
     return tile, [row, col]
 
 
-def _error(response, status, *words):
-    assert response.status_code == status, response.text
-    message = response.json()["error"]
-    for word in words:
-        assert word in message, message
-    return message
-
-
 def test_board_svg_targets_are_clickable_cells():
     svg = board_svg({(0, 0): Tile.parse("red square")}, targets=[(0, 1), (5, 5)])
     assert 'class="target" data-row="0" data-col="1"' in svg
@@ -89,18 +77,20 @@ def test_engine_errors_come_back_as_4xx_and_leave_the_game_as_it_was(client):
     state = _human_state(client, key)
     url = f"/api/games/{key}/act"
     r = client.post(url, content=b"{not json", headers={"Content-Type": "application/json"})
-    _error(r, 400, "malformed JSON")
-    _error(client.post(url, json=[1, 2]), 400, "JSON object")
-    _error(client.post(url, json={"action": "fly"}), 400, "'action' must be")
-    _error(client.post(url, json={"action": "place", "tile": 0, "cell": "a1"}), 400, "'cell'")
-    _error(client.post(url, json={"action": "place", "tile": 99, "cell": [0, 0]}), 400, "tile")
+    assert_error(r, 400, "malformed JSON")
+    assert_error(client.post(url, json=[1, 2]), 400, "JSON object")
+    assert_error(client.post(url, json={"action": "fly"}), 400, "'action' must be")
+    assert_error(client.post(url, json={"action": "place", "tile": 0, "cell": "a1"}), 400, "'cell'")
+    assert_error(
+        client.post(url, json={"action": "place", "tile": 99, "cell": [0, 0]}), 400, "tile"
+    )
     # A cell far from the table: the env's own reason.
-    msg = _error(
+    msg = assert_error(
         client.post(url, json={"action": "place", "tile": 0, "cell": [0, 15]}), 400, "illegal"
     )
     assert "place" in msg
-    _error(client.post(url, json={"action": "end"}), 400, "illegal action")
-    _error(client.post(url, json={"action": "undo"}), 400, "nothing to undo")
+    assert_error(client.post(url, json={"action": "end"}), 400, "illegal action")
+    assert_error(client.post(url, json={"action": "undo"}), 400, "nothing to undo")
     assert client.get(f"/api/games/{key}").json()["board"] == state["board"]
     assert client.get(f"/api/games/{key}").json()["version"] == state["version"]
 
@@ -108,21 +98,23 @@ def test_engine_errors_come_back_as_4xx_and_leave_the_game_as_it_was(client):
 def test_out_of_turn_unknown_ids_and_bad_games(client):
     watch = _new(client, agents=["greedy", "random"], mode="watch")
     r = client.post(f"/api/games/{watch['id']}/act", json={"action": "end"})
-    _error(r, 409, "not your turn")
-    _error(client.get("/api/games/nope"), 404, "unknown game id")
-    _error(client.get("/api/replays/nope/frames/0"), 404, "unknown replay id")
-    _error(client.post("/api/games/nope/act", json={"action": "end"}), 404, "unknown game")
+    assert_error(r, 409, "not your turn")
+    assert_error(client.get("/api/games/nope"), 404, "unknown game id")
+    assert_error(client.get("/api/replays/nope/frames/0"), 404, "unknown replay id")
+    assert_error(client.post("/api/games/nope/act", json={"action": "end"}), 404, "unknown game")
     r = client.post("/api/games", json={"agents": ["grandmaster"]})
-    _error(r, 400, "unknown agent 'grandmaster'", "known agents")
-    _error(client.post("/api/games", json={"agents": ["greedy:speed=9"]}), 400, "unknown option")
+    assert_error(r, 400, "unknown agent 'grandmaster'", "known agents")
+    assert_error(
+        client.post("/api/games", json={"agents": ["greedy:speed=9"]}), 400, "unknown option"
+    )
     r = client.post("/api/games", json={"agents": ["ckpt:/etc/passwd"]})
-    _error(r, 400, "unknown checkpoint")
-    _error(client.post("/api/games", json={"agents": []}), 400, "1 to 3")
-    _error(client.post("/api/games", json={"agents": ["greedy"], "seed": "x"}), 400, "'seed'")
-    _error(client.post("/api/games", json={"agents": ["greedy"], "mode": "x"}), 400, "'mode'")
+    assert_error(r, 400, "unknown checkpoint")
+    assert_error(client.post("/api/games", json={"agents": []}), 400, "1 to 3")
+    assert_error(client.post("/api/games", json={"agents": ["greedy"], "seed": "x"}), 400, "'seed'")
+    assert_error(client.post("/api/games", json={"agents": ["greedy"], "mode": "x"}), 400, "'mode'")
     play = _new(client)
-    _error(client.post(f"/api/games/{play['id']}/advance", json={}), 409, "by themselves")
-    _error(client.get(f"/api/games/{play['id']}", params={"tile": "x"}), 400, "'tile'")
+    assert_error(client.post(f"/api/games/{play['id']}/advance", json={}), 409, "by themselves")
+    assert_error(client.get(f"/api/games/{play['id']}", params={"tile": "x"}), 400, "'tile'")
 
 
 def test_watch_steps_one_agent_turn_at_a_time(client):
@@ -193,20 +185,22 @@ def test_replay_of_a_record_and_of_a_saved_state(client):
         first = client.get(f"/api/replays/{answer['id']}/frames/0").json()
         assert first["scores"] == [0, 0] and first["move"] is None
         url = f"/api/replays/{answer['id']}/frames/{answer['count']}"
-        _error(client.get(url), 400, "not in 0..")
+        assert_error(client.get(url), 400, "not in 0..")
 
 
 def test_corrupt_records_get_the_engine_reason(client):
     record = _finished_game().record()
     broken = dict(record, moves=record["moves"][:3] + record["moves"][5:])
-    _error(client.post("/api/replays", json={"content": broken}), 400, "cannot be replayed")
-    _error(client.post("/api/replays", json={"content": {"format": "x"}}), 400, "not a saved game")
-    _error(client.post("/api/replays", json={"content": "{oops"}), 400, "not JSON")
-    _error(client.post("/api/replays", json={"content": [1]}), 400, "not a saved game")
-    _error(client.post("/api/replays", json={"path": "/etc/passwd"}), 400, "not a saved game")
+    assert_error(client.post("/api/replays", json={"content": broken}), 400, "cannot be replayed")
+    assert_error(
+        client.post("/api/replays", json={"content": {"format": "x"}}), 400, "not a saved game"
+    )
+    assert_error(client.post("/api/replays", json={"content": "{oops"}), 400, "not JSON")
+    assert_error(client.post("/api/replays", json={"content": [1]}), 400, "not a saved game")
+    assert_error(client.post("/api/replays", json={"path": "/etc/passwd"}), 400, "not a saved game")
     state = _finished_game().to_dict()
     state["scores"][0] += 1
-    _error(client.post("/api/replays", json={"content": state}), 400, "do not add up")
+    assert_error(client.post("/api/replays", json={"content": state}), 400, "do not add up")
 
 
 def test_harness_games_replay_with_the_harness_seeds(client, tmp_path):
@@ -217,9 +211,9 @@ def test_harness_games_replay_with_the_harness_seeds(client, tmp_path):
     answer = client.post("/api/replays", json={"content": results, "game": 1}).json()
     assert answer["final_scores"] == results["games"][1]["scores"]
     assert answer["warning"] is None
-    _error(client.post("/api/replays", json={"content": results, "game": 7}), 400, "'game'")
+    assert_error(client.post("/api/replays", json={"content": results, "game": 7}), 400, "'game'")
     results["names"][0] = "ckpt:/tmp/elsewhere.pt"
-    _error(client.post("/api/replays", json={"content": results, "game": 0}), 400, "offered")
+    assert_error(client.post("/api/replays", json={"content": results, "game": 0}), 400, "offered")
 
 
 def test_serve_command_and_the_page_files(client):

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, assert_error, showdown_client
 
 pytest.importorskip("starlette")
 pytest.importorskip("httpx2")
@@ -33,26 +33,14 @@ from showdown.app import Store, create_app  # noqa: E402
 from showdown.guard import MAX_UPLOAD  # noqa: E402
 from showdown.tables import MAX_EXCHANGE_RUN, MAX_MOVES, Table  # noqa: E402
 
-URL = "http://127.0.0.1:8000"
 RSS_LIMIT_MB = 500  # docs/showdown.md
 
 
-@pytest.fixture
-def client():
-    with TestClient(create_app(), base_url=URL) as c:
-        yield c
+client = showdown_client("function")
 
 
 def _store(client) -> Store:
     return client.app.state.store
-
-
-def _error(response, status, *words):
-    assert response.status_code == status, response.text
-    message = response.json()["error"]
-    for word in words:
-        assert word in message, message
-    return message
 
 
 GAME = {"mode": "watch", "agents": ["greedy", "random"], "seed": 1}
@@ -85,8 +73,8 @@ def test_cross_site_requests_are_refused_and_create_nothing(client):
         assert "error" in r.json()
         assert len(_store(client)) == 0, headers
     # DNS rebinding reads too: a page on evil.example that resolves to 127.0.0.1.
-    _error(client.get("/api/agents", headers={"Host": "evil.example"}), 403, "unknown host")
-    _error(client.get("/static/index.html", headers={"Host": "evil.example"}), 403)
+    assert_error(client.get("/api/agents", headers={"Host": "evil.example"}), 403, "unknown host")
+    assert_error(client.get("/static/index.html", headers={"Host": "evil.example"}), 403)
     # The page's own requests pass: same origin, JSON, any loopback name.
     for host in ("127.0.0.1:8000", "localhost:8000", "[::1]:8000"):
         headers = {"Host": host, "Origin": f"http://{host}", "Content-Type": "application/json"}
@@ -119,30 +107,30 @@ def test_a_non_loopback_address_needs_a_flag_and_warns(capsys, monkeypatch):
 def test_an_allowed_host_name_is_accepted_when_given():
     with TestClient(create_app(hosts=["qwirkle.lan"]), base_url="http://qwirkle.lan:8000") as c:
         assert c.get("/api/agents").status_code == 200
-        _error(c.get("/api/agents", headers={"Host": "other.lan"}), 403)
+        assert_error(c.get("/api/agents", headers={"Host": "other.lan"}), 403)
 
 
 # --- every bad input is a JSON 4xx ------------------------------------------------------------
 def test_deep_json_is_a_400_not_a_500(client):
     deep = b'{"content": ' + b"[" * 100_000 + b"]" * 100_000 + b"}"
-    _error(
+    assert_error(
         client.post("/api/replays", content=deep, headers={"Content-Type": "application/json"}),
         400,
         "nested",
     )
     inner = "[" * 100_000 + "]" * 100_000
-    _error(client.post("/api/replays", json={"content": inner}), 400, "nested")
+    assert_error(client.post("/api/replays", json={"content": inner}), 400, "nested")
     mild: object = 1
     for _ in range(20):
         mild = [mild]
     mild = {"content": {"a": mild}}
-    _error(client.post("/api/replays", json=mild), 400, "nested more than 16")
+    assert_error(client.post("/api/replays", json=mild), 400, "nested more than 16")
 
 
 def test_non_finite_and_huge_numbers_are_refused(client):
     raw = b'{"mode": "watch", "agents": ["greedy", "random"], "seed": NaN}'
     headers = {"Content-Type": "application/json"}
-    _error(client.post("/api/games", content=raw, headers=headers), 400, "'seed' must be")
+    assert_error(client.post("/api/games", content=raw, headers=headers), 400, "'seed' must be")
     for spec, words in [
         ("search:budget=nan", ("budget", "(0, 10]")),
         ("search:budget=inf", ("budget", "(0, 10]")),
@@ -151,9 +139,9 @@ def test_non_finite_and_huge_numbers_are_refused(client):
         ("search:k=<img src=x onerror=alert(1)>", ("k must be an integer",)),
         ("x" * 201, ("at most 200 characters",)),
     ]:
-        _error(client.post("/api/games", json={"agents": [spec]}), 400, *words)
+        assert_error(client.post("/api/games", json={"agents": [spec]}), 400, *words)
     r = client.post("/api/games", json={"agents": ["greedy"], "seat": 2**70})
-    _error(r, 400, "'seat' must be")
+    assert_error(r, 400, "'seat' must be")
     assert len(_store(client)) == 0
 
 
@@ -183,7 +171,7 @@ def test_records_of_the_wrong_shape_are_refused(client):
         (dict(good, names=["a", "b" * 201]), "names"),
     ]
     for record, words in bad:
-        _error(client.post("/api/replays", json={"content": record}), 400, words)
+        assert_error(client.post("/api/replays", json={"content": record}), 400, words)
     assert len(_store(client)) == 0
 
 
@@ -194,14 +182,16 @@ def test_records_are_bounded_by_what_a_game_at_the_table_can_hold(client):
     # too large a body, and within the body limit, too many moves.
     start = time.monotonic()
     huge = dict(good, moves=good["moves"][:1] + [{"exchange": [0]}] * 150_000)
-    _error(client.post("/api/replays", json={"content": huge}), 413, "at most 2 MiB")
+    assert_error(client.post("/api/replays", json={"content": huge}), 413, "at most 2 MiB")
     huge = dict(good, moves=good["moves"][:1] + [exchange] * 60_000)
-    _error(client.post("/api/replays", json={"content": huge}), 400, f"0 to {MAX_MOVES} items")
+    assert_error(
+        client.post("/api/replays", json={"content": huge}), 400, f"0 to {MAX_MOVES} items"
+    )
     assert time.monotonic() - start < 5
     run = dict(good, moves=good["moves"][:1] + [exchange] * (MAX_EXCHANGE_RUN + 1))
-    _error(client.post("/api/replays", json={"content": run}), 400, "exchanges in a row")
+    assert_error(client.post("/api/replays", json={"content": run}), 400, "exchanges in a row")
     long = dict(good, moves=good["moves"] * (MAX_MOVES // len(good["moves"]) + 1))
-    _error(client.post("/api/replays", json={"content": long}), 400, "moves")
+    assert_error(client.post("/api/replays", json={"content": long}), 400, "moves")
     assert len(_store(client)) == 0
 
 
@@ -231,9 +221,9 @@ def test_harness_files_of_the_wrong_shape_are_refused(client, results):
     for content, words in bad:
         for extra in ({}, {"game": 0}):
             r = client.post("/api/replays", json={"content": content, **extra})
-            _error(r, 400, words)
-    _error(client.post("/api/replays", json={"content": results, "game": 2}), 400, "'game'")
-    _error(client.post("/api/replays", json={"content": results, "game": "0"}), 400, "'game'")
+            assert_error(r, 400, words)
+    assert_error(client.post("/api/replays", json={"content": results, "game": 2}), 400, "'game'")
+    assert_error(client.post("/api/replays", json={"content": results, "game": "0"}), 400, "'game'")
     assert len(_store(client)) == 0
 
 
@@ -244,10 +234,10 @@ def test_a_harness_game_that_thinks_too_long_is_refused(client, results, monkeyp
     slow = dict(results, names=["search:budget=10", "random"])
     start = time.monotonic()
     r = client.post("/api/replays", json={"content": slow, "game": 0})
-    _error(r, 422, "within 1 s")
+    assert_error(r, 422, "within 1 s")
     assert time.monotonic() - start < 5
     bad = dict(results, names=["search:budget=nan", "random"])
-    _error(client.post("/api/replays", json={"content": bad, "game": 0}), 400, "(0, 10]")
+    assert_error(client.post("/api/replays", json={"content": bad, "game": 0}), 400, "(0, 10]")
 
 
 # --- agents are bounded, cancelled with their game, and a failure never sticks --------------
@@ -307,7 +297,7 @@ def test_an_agent_that_fails_shows_its_error_and_can_be_retried(client, monkeypa
         pytest.skip("seed 2 lets the person open")
     assert state["error"] == "agent error: RuntimeError: out of <b>luck</b>"
     assert not state["over"] and state["thinking"] is None
-    _error(client.post(f"/api/games/{key}/act", json={"action": "end"}), 409, "not your turn")
+    assert_error(client.post(f"/api/games/{key}/act", json={"action": "end"}), 409, "not your turn")
     state = client.post(f"/api/games/{key}/retry", json={}).json()
     assert state["error"] is None
     for _ in range(200):
@@ -316,7 +306,7 @@ def test_an_agent_that_fails_shows_its_error_and_can_be_retried(client, monkeypa
             break
         time.sleep(0.02)
     assert state["human_turn"] and len(state["log"]) == 1
-    _error(client.post(f"/api/games/{key}/retry", json={}), 409, "nothing to retry")
+    assert_error(client.post(f"/api/games/{key}/retry", json={}), 409, "nothing to retry")
 
 
 # --- the body limit holds while the body is read ------------------------------------------------
