@@ -1,10 +1,13 @@
-"""What both batched simulators (``VectorQwirkle`` and ``VectorMoves``) do on the Python
-side of their kernels, on any state whose per-game arrays carry the same names: the seeds
-of a reset, the threads that step disjoint ranges of games, and loading an engine Game's
-seats, bag and generator into one slot.
+"""What both batched simulators (``VectorQwirkle`` and ``VectorMoves``) share outside
+their kernels: the per-game arrays of the seats, the generators and the results (the same
+names, shapes and dtypes in both states), the seeds of a reset, the threads that step
+disjoint ranges of games, and loading an engine Game's seats, bag and generator into one
+slot.
 
 The kernels themselves stay apart: each state is a namedtuple that numba compiles as its
 own type (``state.State``, ``move_state.MoveState``), and the two hold different tables.
+Each splices the field blocks below in at the same place as before they were shared, so
+the tuples, and the numba types and caches, are unchanged.
 """
 
 from __future__ import annotations
@@ -18,7 +21,58 @@ from typing import Any
 import numpy as np
 
 from ..engine.game import Game
-from .mt19937 import N_WORDS
+from ..spec import HAND_SIZE, MAX_PLAYERS, NUM_TILES
+from .mt19937 import N_WORDS, new_generators
+
+SEAT_FIELDS = (
+    "bag",  # int8[N, 108] draw order: the next tile is the last
+    "bag_n",  # int64[N]
+    "hands",  # int8[N, 4, 6] sorted
+    "hand_n",  # int64[N, 4]
+    "scores",  # int64[N, 4]
+    "current",  # int64[N] seat to move
+    "opening",  # int64[N] size of the forced opening, 0 once played
+    "over",  # bool[N]
+)
+GENERATOR_FIELDS = (
+    "rng",  # uint32[N, 624] the game's generator (bag, first player, exchanges)
+    "rng_pos",  # int64[N]
+    "seeder",  # uint32[N, 624] the slot's generator: each new game's seed
+    "seeder_pos",  # int64[N]
+    "game_seed",  # int64[N]
+    "key",  # int64[N, 2] room for a game seed's two 32-bit words
+)
+RESULT_FIELDS = (
+    "rewards",  # float64[N, 4] this step's reward to each seat
+    "done",  # bool[N] the game ended in this step
+    "final_scores",  # int64[N, 4] scores of the game that ended in this step
+)
+
+
+def game_arrays(n: int) -> dict[str, np.ndarray]:
+    """The arrays of SEAT_FIELDS, GENERATOR_FIELDS and RESULT_FIELDS for ``n`` games."""
+    z = np.zeros
+    rng, rng_pos = new_generators(n)
+    seeder, seeder_pos = new_generators(n)
+    return {
+        "bag": z((n, NUM_TILES), np.int8),
+        "bag_n": z(n, np.int64),
+        "hands": z((n, MAX_PLAYERS, HAND_SIZE), np.int8),
+        "hand_n": z((n, MAX_PLAYERS), np.int64),
+        "scores": z((n, MAX_PLAYERS), np.int64),
+        "current": z(n, np.int64),
+        "opening": z(n, np.int64),
+        "over": z(n, np.bool_),
+        "rng": rng,
+        "rng_pos": rng_pos,
+        "seeder": seeder,
+        "seeder_pos": seeder_pos,
+        "game_seed": z(n, np.int64),
+        "key": z((n, 2), np.int64),
+        "rewards": z((n, MAX_PLAYERS), np.float64),
+        "done": z(n, np.bool_),
+        "final_scores": z((n, MAX_PLAYERS), np.int64),
+    }
 
 
 def reset_seeds(seed: Any, n: int, seeded: bool) -> list:
