@@ -55,7 +55,7 @@ def one_thread():
 def test_sb3_maskable_ppo(tmp_path, one_thread):
     pytest.importorskip("sb3_contrib")
     ex = load_example("sb3_maskable_ppo")
-    model = ex.train(steps=128, opp="random")
+    model = ex.train(steps=128, opp="random-action")
     assert model.num_timesteps >= 128
     for obs in positions(ex.WINDOW):
         mask = obs["action_mask"].astype(bool)
