@@ -16,12 +16,13 @@ from pathlib import Path
 
 from agents.base import Agent
 from agents.options import check_options, describe
-from agents.scripted.baselines import GreedyAgent, RandomAgent
+from agents.scripted.baselines import GreedyAgent, RandomActionAgent, RandomAgent
 from agents.scripted.heuristic import HeuristicAgent
 from agents.scripted.search import SearchAgent
 
 AGENTS: dict[str, Callable[..., Agent]] = {
-    "random": RandomAgent,
+    "random": RandomAgent,  # uniform over whole moves
+    "random-action": RandomActionAgent,  # the env's opponent: uniform over the mask's actions
     "greedy": GreedyAgent,
     "heuristic": HeuristicAgent,
     "search": SearchAgent,
@@ -121,9 +122,9 @@ def parse_spec(spec: str) -> tuple[str, dict]:
 
 
 def make_agent(spec: str) -> Agent:
-    """Builds an agent from a spec: ``random``, ``greedy``, ``heuristic``, ``search``,
-    options as ``name:key=value,...``, a shipped checkpoint's name (``learned``,
-    ``tile-ppo``...) or ``ckpt:PATH`` for any trained checkpoint."""
+    """Builds an agent from a spec: ``random``, ``random-action``, ``greedy``, ``heuristic``,
+    ``search``, options as ``name:key=value,...``, a shipped checkpoint's name
+    (``learned``, ``tile-ppo``...) or ``ckpt:PATH`` for any trained checkpoint."""
     path = checkpoint_path(spec)
     if path is not None:
         from agents.loading import load_agent  # torch: only when a checkpoint is asked for

@@ -25,6 +25,7 @@ import time
 import warnings
 
 import numpy as np
+from timing import busy_while, timed
 
 
 def measure_vector(batch: int, seconds: float, copy: bool = False, dense: bool = False):
@@ -33,20 +34,16 @@ def measure_vector(batch: int, seconds: float, copy: bool = False, dense: bool =
 
     vec = VectorQwirkle(batch, copy=copy)
     rng = np.random.default_rng(0)
-    obs, _ = vec.reset(seed=0)
-    for _ in range(20):  # warm: threads started, caches filled
-        obs, *_ = vec.step(vec.sample_actions(rng))
-    steps = games = 0
-    wall, cpu = time.perf_counter(), time.process_time()
-    while time.perf_counter() - wall < seconds:
+    vec.reset(seed=0)
+
+    def step() -> tuple[int, int]:
         obs, _, terminated, truncated, _ = vec.step(vec.sample_actions(rng))
         if dense:
             dense_mask(obs["action_mask"])
             dense_observation(obs["board"], obs["features"])
-        steps += batch
-        games += int(terminated.sum() + truncated.sum())
-    elapsed = time.perf_counter() - wall
-    busy = (time.process_time() - cpu) / elapsed
+        return batch, int(terminated.sum() + truncated.sum())
+
+    (steps, games), elapsed, busy = timed(step, seconds, warm=20)
     vec.close()
     return steps / elapsed, games / elapsed, busy
 
@@ -57,9 +54,8 @@ def measure_aec(seconds: float):
 
     from qwirkle_env import raw_env
 
-    wall, cpu = time.perf_counter(), time.process_time()
-    sps, gps, _ = measure(raw_env, seconds, time.perf_counter)
-    return sps, gps, (time.process_time() - cpu) / (time.perf_counter() - wall)
+    (sps, _, gps, _), busy = busy_while(lambda: measure(raw_env, seconds, time.perf_counter))
+    return sps, gps, busy
 
 
 def main() -> None:

@@ -34,6 +34,7 @@ import time
 import warnings
 
 import numpy as np
+from timing import busy_while, timed
 
 FIRST_CALL = (
     "import time; t = time.perf_counter(); from qwirkle_env.vector.moves import VectorMoves; "
@@ -50,19 +51,11 @@ def measure_vector(batch: int, threads: int, policy: str, seconds: float, copy: 
     vec.reset(seed=0)
     greedy = np.zeros(batch, np.int64)
 
-    def rows():
-        return vec.sample_rows(rng) if policy == "random" else greedy
+    def step() -> tuple[int, int]:
+        vec.step(vec.sample_rows(rng) if policy == "random" else greedy)
+        return batch, int(vec.state.n_rows.sum())
 
-    for _ in range(10):  # warm: threads started, caches filled
-        vec.step(rows())
-    turns = shown = 0
-    wall, cpu = time.perf_counter(), time.process_time()
-    while time.perf_counter() - wall < seconds:
-        vec.step(rows())
-        turns += batch
-        shown += int(vec.state.n_rows.sum())
-    elapsed = time.perf_counter() - wall
-    busy = (time.process_time() - cpu) / elapsed
+    (turns, shown), elapsed, busy = timed(step, seconds, warm=10)
     vec.close()
     return turns / elapsed, shown / turns, busy
 
@@ -73,9 +66,10 @@ def measure_env(seconds: float):
 
     from qwirkle_env import raw_env
 
-    wall, cpu = time.perf_counter(), time.process_time()
-    _, tps, _, _ = measure(lambda: raw_env(action_mode="moves"), seconds, time.perf_counter)
-    return tps, None, (time.process_time() - cpu) / (time.perf_counter() - wall)
+    (_, tps, _, _), busy = busy_while(
+        lambda: measure(lambda: raw_env(action_mode="moves"), seconds, time.perf_counter)
+    )
+    return tps, None, busy
 
 
 def first_calls() -> tuple[float, float]:

@@ -130,7 +130,7 @@ def main() -> None:
     parser.add_argument("--smoke", action="store_true", help="256 steps, 4 evaluation games")
     parser.add_argument("--steps", type=int, default=20_000)
     parser.add_argument(
-        "--opponent", default="greedy", help="opponent spec: random, greedy, heuristic, search..."
+        "--opponent", default="greedy", help="opponent spec: greedy, random-action, search..."
     )
     parser.add_argument("--games", type=int, default=40)
     parser.add_argument("--out", default="runs/sb3_maskable_ppo.zip")

@@ -476,8 +476,8 @@ class raw_env(AECEnv, EzPickle):
             if not self.mover_mask().any():
                 self._truncate(
                     f"window {w} is too small: every legal move of {self.agent_selection} lies "
-                    f"outside it; use a larger window (the default {DEFAULT_WINDOW} held every "
-                    "move of 10,000 measured games)"
+                    f"outside it; use a larger window (docs/environment.md, 'The window', says "
+                    f"how the default {DEFAULT_WINDOW} was measured)"
                 )
 
     def _truncate(self, reason: str) -> None:

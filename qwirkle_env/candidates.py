@@ -216,7 +216,7 @@ def _context(pos: Position, width: int, opp_held: int) -> np.ndarray:
 
 def reference_move_rows(pos: Position, extra: int = 0) -> MoveRows:
     """``move_rows`` in plain Python, from the placement tuples and the board's frontier
-    records: the reference the compiled rows are tested against (tests/test_move_rows.py),
+    records: the reference the compiled rows are tested against (tests/env/test_rowgen.py),
     and the path for tables the kernel does not take."""
     n_players = len(pos.scores)
     unseen = pos.unseen()

@@ -14,12 +14,13 @@ from typing import Any
 import gymnasium
 import numpy as np
 
+from . import opponents as opponents_module
 from .aec import raw_env
-from .opponents import RandomOpponent, make_opponent
+from .opponents import RandomActionOpponent, make_opponent
 from .spec import ENV_ID
 from .view import PlayerView
 
-__all__ = ["ENV_ID", "RandomOpponent", "SingleAgentEnv", "make"]
+__all__ = ["ENV_ID", "RandomActionOpponent", "SingleAgentEnv", "make"]
 
 # A spec string ("greedy"), a callable(view) -> action, or an agent with act(view).
 Opponent = str | Callable[[PlayerView], int] | Any
@@ -31,7 +32,7 @@ class SingleAgentEnv(gymnasium.Env):
     Observation: the env's flat float32 vector (layout in ``qwirkle_env.aec``). Reward: the
     learner's reward from the underlying env (``reward=`` "win", "points" or "margin"),
     summed over the opponents' moves in between. ``opponents``: one for every other seat,
-    or one that plays them all; spec strings ("random", "greedy", see
+    or one that plays them all; spec strings ("random-action", "greedy", see
     ``qwirkle_env.opponents``) build a fresh agent per seat. With ``action_mode="moves"``
     an opponent that plans whole moves (``choose(view) -> Move``, as the scripted agents
     do) plays them with ``step_move``; any other returns a row index. An illegal action ends the
@@ -55,7 +56,7 @@ class SingleAgentEnv(gymnasium.Env):
             raise ValueError(f"seat must be None (random each game) or 0..{num_players - 1}")
         self.env = raw_env(num_players=num_players, render_mode=render_mode, **env_kwargs)
         if opponents is None:
-            opponents = "random"
+            opponents = "random-action"
         if isinstance(opponents, str) or not isinstance(opponents, Sequence):
             opponents = [opponents] * (num_players - 1)  # a spec builds one agent per seat
         if len(opponents) != num_players - 1:
@@ -166,9 +167,17 @@ class SingleAgentEnv(gymnasium.Env):
         self.env.close()
 
 
-def make(opponent: Opponent | Sequence[Opponent] = "random", **kwargs: Any) -> SingleAgentEnv:
+def make(
+    opponent: Opponent | Sequence[Opponent] = "random-action", **kwargs: Any
+) -> SingleAgentEnv:
     """The entry point of the registered id: ``gymnasium.make(ENV_ID, opponent="greedy")``
     reads better than ``opponents=`` for the usual single opponent."""
     if "opponents" in kwargs:
         raise TypeError("pass opponent=..., not opponents=, to gymnasium.make")
     return SingleAgentEnv(opponents=opponent, **kwargs)
+
+
+def __getattr__(name: str) -> Any:
+    if name == "RandomOpponent":  # the old name, with its DeprecationWarning
+        return getattr(opponents_module, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

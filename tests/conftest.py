@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.util
 import random
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
@@ -42,6 +43,80 @@ def generators_agree():
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(Board, "placements_with_points", checked)
         yield
+
+
+POLICIES = ("random", "greedy", "heuristic")
+
+
+def choose_move(game: Game, policy: str, rng: random.Random, found: list, p_place: float):
+    """A move of a seeded test game: the heuristic's first or a random greedy placement;
+    for ``random``, a random placement (with chance ``p_place`` once the opening is past and
+    the bag holds tiles), else the exchange rule's exchange. Returns (kind, data)."""
+    from agents.scripted.baselines import exchange_rule
+    from agents.scripted.heuristic import Evaluator, Weights
+    from qwirkle_env.view import PlayerView
+
+    if policy == "heuristic" and found:
+        ranked = Evaluator(PlayerView.of(game, game.current), Weights()).ranked(found)
+        return "place", ranked[0][1]
+    if policy == "greedy" and found:
+        top = max(p for _, p in found)
+        return "place", rng.choice([items for items, p in found if p == top])
+    if found and (game.is_opening or not game.bag_size or rng.random() < p_place):
+        return "place", rng.choice(found)[0]
+    return "exchange", exchange_rule(game.hands[game.current], game.bag_size, rng)
+
+
+def play_seeded(seed: int, check: Callable[[Game, int], list], p_place: float) -> int:
+    """One seeded game (2 + seed % 3 players, ``POLICIES[seed % 3]``, a relaxed opening
+    every 7th seed); ``check(game, n)`` checks the n-th position and returns its
+    placements. Returns the positions checked."""
+    rng = random.Random(seed)
+    policy = POLICIES[seed % 3]
+    game = Game(2 + seed % 3, seed=seed, strict_opening=seed % 7 != 0)
+    positions = 0
+    while not game.over:
+        found = check(game, positions)
+        positions += 1
+        kind, data = choose_move(game, policy, rng, found, p_place)
+        if kind == "place":
+            game.apply_placement(list(data), trusted=True)
+        else:
+            game.apply_exchange(data)
+    return positions
+
+
+def play_endgame(
+    seed: int,
+    check: Callable[[Game, int], list],
+    check_before: Callable[[Game], list],
+    bag_left: Callable[[random.Random], int] = lambda rng: 0,
+) -> int:
+    """An endgame: a few random moves in (``check_before`` checks each position), then the
+    bag cut to ``bag_left(rng)`` tiles and small random hands dealt; ``check(game, n)``
+    checks the n-th position from there to the end. Returns the positions of the end."""
+    rng = random.Random(seed)
+    n = 2 + seed % 3
+    game = Game(n, seed=seed)
+    for _ in range(rng.randint(3, 25)):
+        found = check_before(game)
+        if found:
+            game.apply_placement(list(rng.choice(found)[0]))
+        else:
+            game.apply_exchange(game.hands[game.current][:1])
+    game.bag.tiles = rng.sample(game.bag.tiles, bag_left(rng))
+    game.hands = [sorted(rng.choices(range(36), k=rng.randint(1, 6))) for _ in range(n)]
+    if not game.can_move(game.current):
+        game._advance()
+    positions = 0
+    while not game.over:
+        found = check(game, positions)
+        positions += 1
+        if found:
+            game.apply_placement(list(rng.choice(found)[0]))
+        else:  # the bag still holds tiles (with an empty one a mover always has a placement)
+            game.apply_exchange(game.hands[game.current][:1])
+    return positions
 
 
 def assert_same_rows(found, expected) -> None:
@@ -88,7 +163,8 @@ def rows_agree(request):
         yield
 
 
-EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+ROOT = Path(__file__).resolve().parent.parent  # the repository
+EXAMPLES = ROOT / "examples"
 
 
 def game_at(seed: int, turns: int) -> Game:
@@ -151,3 +227,32 @@ def value_ckpt(tmp_path):
 
     net = MoveValueNet()
     return save_checkpoint(tmp_path / "v.pt", net, env_options(LookAhead()), {"x": 1}, 5)
+
+
+SHOWDOWN_URL = "http://127.0.0.1:8000"  # the page's own origin, as the server checks it
+
+
+def showdown_client(scope: str):
+    """A ``client`` fixture of this scope: a Starlette TestClient of a fresh showdown app at
+    ``SHOWDOWN_URL``. The endpoint tests share one per module; the attack tests take a
+    fresh app per test, since each checks that an attack changed nothing."""
+
+    @pytest.fixture(scope=scope, name="client")
+    def client():
+        from starlette.testclient import TestClient
+
+        from showdown.app import create_app
+
+        with TestClient(create_app(), base_url=SHOWDOWN_URL) as c:
+            yield c
+
+    return client
+
+
+def assert_error(response, status: int, *words: str) -> str:
+    """The response is a JSON error of this status whose message holds every word."""
+    assert response.status_code == status, response.text
+    message = response.json()["error"]
+    for word in words:
+        assert word in message, message
+    return message

@@ -159,3 +159,47 @@ def test_import_linter_contracts_hold():
         pytest.skip("import-linter is not installed (the [dev] extra)")
     out = subprocess.run([lint, "--no-cache"], cwd=ROOT, capture_output=True, text=True)
     assert out.returncode == 0, out.stdout[-4000:] + out.stderr[-2000:]
+
+
+# Each folder of tests/ and the code it tests (docs/architecture.md, "Tests").
+TESTED = {
+    "engine": "qwirkle_env/engine",
+    "env": "qwirkle_env",
+    "vector": "qwirkle_env/vector",
+    "render": "qwirkle_env/render",
+    "agents": "agents",
+    "agents/scripted": "agents/scripted",
+    "agents/move_value": "agents/move_value",
+    "agents/tile_ppo": "agents/tile_ppo",
+    "agents/move_policy": "agents/move_policy",
+    "agents/evaluation": "agents/evaluation",
+    "showdown": "showdown",
+    "cli": "qwirkle_cli",
+    "examples": "examples",
+}
+
+
+def test_the_tests_mirror_the_packages_and_share_only_conftest():
+    """Every test folder is a package (two test files may share a name) that stands for a
+    package of the code, and no test module imports another: what they share is in
+    tests/conftest.py."""
+    tests = ROOT / "tests"
+    folders = {p.parent.relative_to(tests).as_posix() for p in tests.rglob("test_*.py")}
+    assert folders - {"."} == set(TESTED), "name the folder's package in TESTED"
+    assert all((ROOT / code).is_dir() for code in TESTED.values())
+    assert not [f for f in folders if not (tests / f / "__init__.py").is_file()]
+    found = []
+    for path in sorted(tests.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            names = []
+            if isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module]
+            elif isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            found += [
+                f"{path.relative_to(ROOT)}:{node.lineno} imports {name}"
+                for name in names
+                if name != "tests.conftest"
+                and name.split(".")[-1].startswith(("test_", "conftest"))
+            ]
+    assert not found, "share helpers through tests/conftest.py:\n" + "\n".join(found)

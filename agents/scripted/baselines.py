@@ -1,7 +1,9 @@
-"""The two simplest baselines: random and greedy.
+"""The simplest baselines: random, random-action and greedy.
 
 They anchor the strength scale: any learned policy should beat random at once and greedy
-soon after. Both see only the PlayerView and draw ties from their own seeded RNG.
+soon after. They see only the PlayerView and draw from their own seeded RNG. ``random`` is
+uniform over whole moves; ``random-action`` is the env's built-in opponent, uniform over the
+mask's legal actions (so it favours many-tile exchanges and short placements).
 """
 
 from __future__ import annotations
@@ -11,10 +13,11 @@ from collections import Counter
 
 import numpy as np
 
-from agents.base import PlanningAgent, exchange, placement
+from agents.base import Agent, PlanningAgent, exchange, placement
 from qwirkle_env.engine.moves import Move
 from qwirkle_env.engine.placements import row_items
 from qwirkle_env.engine.tiles import NUM_SHAPES
+from qwirkle_env.opponents import RandomActionOpponent
 from qwirkle_env.view import PlayerView
 
 
@@ -29,6 +32,14 @@ class RandomAgent(PlanningAgent):
     def choose(self, view: PlayerView) -> Move:
         moves = view.legal_moves()
         return moves[self.rng.randrange(len(moves))]
+
+
+class RandomActionAgent(RandomActionOpponent, Agent):
+    """The env's ``random-action`` opponent (``qwirkle_env.opponents``) as a registry agent,
+    so that the spec names the same agent in ``gymnasium.make(..., opponent=...)`` and in
+    ``make_agent``: uniform over the legal actions of the mask, sub-step by sub-step."""
+
+    OPTIONS: dict = {}  # none
 
 
 class GreedyAgent(PlanningAgent):

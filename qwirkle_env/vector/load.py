@@ -3,29 +3,18 @@ tables) play on in the simulator exactly as they would in the engine and the AEC
 
 from __future__ import annotations
 
-import numpy as np
-
 from ..engine.game import Game
 from ..engine.lines import COLOR_MASK, SHAPE_MASK, mask_of
 from ..spec import NUM_COLORS
 from . import core
-from .mt19937 import N_WORDS
+from .batch import check_loadable, load_seats
 from .rules import refresh
 from .state import C_GRID, C_PLAYERS, C_STRICT, EMPTY, MARGIN, TABLE, State
 
 
 def load_game(s: State, i: int, game: Game) -> None:
     """Slot ``i`` of ``s`` continues ``game`` from the start of its current turn."""
-    if not isinstance(game, Game):
-        raise TypeError(f"expected an engine Game, got {game!r}")
-    if game.over:
-        raise ValueError("the game is over: load a game that still has a move to play")
-    if game.num_players != s.cfg[C_PLAYERS] or game.strict_opening != bool(s.cfg[C_STRICT]):
-        raise ValueError(
-            f"the game has {game.num_players} players, strict_opening={game.strict_opening}; "
-            f"this simulator plays {int(s.cfg[C_PLAYERS])}, "
-            f"strict_opening={bool(s.cfg[C_STRICT])}"
-        )
+    check_loadable(game, int(s.cfg[C_PLAYERS]), bool(s.cfg[C_STRICT]))
     g = int(s.cfg[C_GRID])
     cells = game.board.tile_ids
     bounds = game.board.bounds()
@@ -51,17 +40,7 @@ def load_game(s: State, i: int, game: Game) -> None:
             p = (r + base[0]) * g + c + base[1]
             for q in (p - 1, p + 1, p - g, p + g):
                 refresh(s, i, q)
-    s.bag[i, : len(game.bag.tiles)] = game.bag.tiles
-    s.bag_n[i] = len(game.bag.tiles)
-    s.hands[i] = 0
-    s.hand_n[i] = 0
-    s.scores[i] = 0
-    for seat in range(game.num_players):
-        s.hands[i, seat, : len(game.hands[seat])] = sorted(game.hands[seat])
-        s.hand_n[i, seat] = len(game.hands[seat])
-        s.scores[i, seat] = game.scores[seat]
-    s.current[i] = game.current
-    s.opening[i] = game.opening_size or 0
+    load_seats(s, i, game)
     s.n_groups[i] = 0
     if game.opening_size is not None and game.strict_opening:
         distinct = mask_of(game.hands[game.current])
@@ -70,16 +49,8 @@ def load_game(s: State, i: int, game: Game) -> None:
                 if m.bit_count() == game.opening_size:
                     s.groups[i, s.n_groups[i]] = m
                     s.n_groups[i] += 1
-    _, words, _ = game.to_dict()["rng"]  # Python's MT19937: 624 words and a position
-    s.rng[i] = np.array(words[:N_WORDS], dtype=np.uint32)
-    s.rng_pos[i] = words[N_WORDS]
-    s.game_seed[i] = game.seed
-    s.over[i] = False
     s.truncated[i] = False
     s.outside[i] = 0
-    s.done[i] = False
-    s.rewards[i] = 0.0
-    s.final_scores[i] = 0
     s.final_outside[i] = 0
     s.final_truncated[i] = False
     s.error[i] = 0

@@ -4,11 +4,9 @@ turns, nearly dead tables) play on in ``VectorMoves`` exactly as in
 
 from __future__ import annotations
 
-import numpy as np
-
 from ..engine.game import Game
+from .batch import check_loadable, load_seats
 from .move_state import BASE, C_PLAYERS, C_STRICT, FRONT, GRID, MoveState
-from .mt19937 import N_WORDS
 
 FAR = BASE - 16  # table cells beyond this would put the walks past the grid's edge
 
@@ -16,16 +14,7 @@ FAR = BASE - 16  # table cells beyond this would put the walks past the grid's e
 def load_game(s: MoveState, i: int, game: Game) -> None:
     """Slot ``i`` of ``s`` continues ``game`` from the start of its current turn, its
     frontier in the board's own order (the order of its move list)."""
-    if not isinstance(game, Game):
-        raise TypeError(f"expected an engine Game, got {game!r}")
-    if game.over:
-        raise ValueError("the game is over: load a game that still has a move to play")
-    if game.num_players != s.cfg[C_PLAYERS] or game.strict_opening != bool(s.cfg[C_STRICT]):
-        raise ValueError(
-            f"the game has {game.num_players} players, strict_opening={game.strict_opening}; "
-            f"this simulator plays {int(s.cfg[C_PLAYERS])}, "
-            f"strict_opening={bool(s.cfg[C_STRICT])}"
-        )
+    check_loadable(game, int(s.cfg[C_PLAYERS]), bool(s.cfg[C_STRICT]))
     board = game.board
     cells = board.tile_ids
     if any(abs(x) > FAR for cell in cells for x in cell):
@@ -46,25 +35,7 @@ def load_game(s: MoveState, i: int, game: Game) -> None:
         s.front[i, k] = p
         s.fit[i, k] = fits.get((r, c), 0)
     s.n_front[i] = len(board.frontier)
-    s.bag[i, : len(game.bag.tiles)] = game.bag.tiles
-    s.bag_n[i] = len(game.bag.tiles)
-    s.hands[i] = 0
-    s.hand_n[i] = 0
-    s.scores[i] = 0
-    for seat in range(game.num_players):
-        s.hands[i, seat, : len(game.hands[seat])] = sorted(game.hands[seat])
-        s.hand_n[i, seat] = len(game.hands[seat])
-        s.scores[i, seat] = game.scores[seat]
-    s.current[i] = game.current
-    s.opening[i] = game.opening_size or 0
-    _, words, _ = game.to_dict()["rng"]  # Python's MT19937: 624 words and a position
-    s.rng[i] = np.array(words[:N_WORDS], dtype=np.uint32)
-    s.rng_pos[i] = words[N_WORDS]
-    s.game_seed[i] = game.seed
-    s.over[i] = False
-    s.done[i] = False
-    s.rewards[i] = 0.0
-    s.final_scores[i] = 0
+    load_seats(s, i, game)
 
 
 __all__ = ["load_game"]

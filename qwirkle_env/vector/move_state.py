@@ -16,8 +16,8 @@ from collections import namedtuple
 import numpy as np
 
 from ..move_mode import observation_size
-from ..spec import HAND_SIZE, MAX_PLAYERS, NUM_TILES, NUM_TYPES, REWARD_MODES
-from .mt19937 import new_generators
+from ..spec import HAND_SIZE, NUM_TYPES, REWARD_MODES
+from .batch import GENERATOR_FIELDS, RESULT_FIELDS, SEAT_FIELDS, game_arrays
 
 GRID = 256
 BASE = GRID // 2
@@ -40,37 +40,22 @@ MoveState = namedtuple(
         "front",  # int64[N, MAX_FRONT] frontier cells (flat grid index), in joining order
         "fit",  # int64[N, MAX_FRONT] types that fit each alone (both axes)
         "n_front",  # int64[N]
-        "bag",  # int8[N, 108] draw order: the next tile is the last
-        "bag_n",  # int64[N]
-        "hands",  # int8[N, 4, 6] sorted
-        "hand_n",  # int64[N, 4]
-        "scores",  # int64[N, 4]
-        "current",  # int64[N] seat to move
-        "opening",  # int64[N] size of the forced opening, 0 once played
-        "over",  # bool[N]
-        "rng",  # uint32[N, 624] the game's generator (bag, first player, exchanges)
-        "rng_pos",  # int64[N]
-        "seeder",  # uint32[N, 624] the slot's generator: each new game's seed
-        "seeder_pos",  # int64[N]
-        "game_seed",  # int64[N]
-        "key",  # int64[N, 2] room for a game seed's two 32-bit words
+        *SEAT_FIELDS,  # batch.py: bag, hands, scores, seat to move, opening, over
+        *GENERATOR_FIELDS,  # batch.py: the game's and the slot's generators, the seed
         "obs",  # float32[N, 86 + K*28] the move mode's observation, from the seat to move
         "mask",  # int8[N, K]
         "n_rows",  # int64[N] rows shown (the mask's ones)
         "cut",  # int64[N] legal moves left out of this turn's rows
         "moves",  # int32[N, K, MOVE_WIDTH] the move behind each row
-        "rewards",  # float64[N, 4] this step's reward to each seat
-        "done",  # bool[N] the game ended in this step
-        "final_scores",  # int64[N, 4] scores of the game that ended in this step
+        *RESULT_FIELDS,  # batch.py: rewards, done, final scores
     ],
 )
 
 
 def allocate(n: int, players: int, reward: str, strict: bool, max_moves: int) -> MoveState:
-    rng, rng_pos = new_generators(n)
-    seeder, seeder_pos = new_generators(n)
     z = np.zeros
     return MoveState(
+        **game_arrays(n),
         cfg=np.array([players, REWARD_CODES[reward], int(strict), max_moves], dtype=np.int64),
         grid=z((n, GRID * GRID), np.int16),
         box=z((n, 4), np.int64),
@@ -79,28 +64,11 @@ def allocate(n: int, players: int, reward: str, strict: bool, max_moves: int) ->
         front=z((n, MAX_FRONT), np.int64),
         fit=z((n, MAX_FRONT), np.int64),
         n_front=z(n, np.int64),
-        bag=z((n, NUM_TILES), np.int8),
-        bag_n=z(n, np.int64),
-        hands=z((n, MAX_PLAYERS, HAND_SIZE), np.int8),
-        hand_n=z((n, MAX_PLAYERS), np.int64),
-        scores=z((n, MAX_PLAYERS), np.int64),
-        current=z(n, np.int64),
-        opening=z(n, np.int64),
-        over=z(n, np.bool_),
-        rng=rng,
-        rng_pos=rng_pos,
-        seeder=seeder,
-        seeder_pos=seeder_pos,
-        game_seed=z(n, np.int64),
-        key=z((n, 2), np.int64),
         obs=z((n, observation_size(max_moves)), np.float32),
         mask=z((n, max_moves), np.int8),
         n_rows=z(n, np.int64),
         cut=z(n, np.int64),
         moves=z((n, max_moves, MOVE_WIDTH), np.int32),
-        rewards=z((n, MAX_PLAYERS), np.float64),
-        done=z(n, np.bool_),
-        final_scores=z((n, MAX_PLAYERS), np.int64),
     )
 
 

@@ -6,7 +6,7 @@ the frontier's joining order; on an empty table ``opening_rows``, the order of
 ``placements.opening_placements``), every row from ``rowgen.row_features`` and
 ``list_exchanges``, placements by points (stable) then exchanges, cut to K, and the
 position's 86 features. Each value is computed by the same operations as the env's, so
-the observation and mask are the env's bit for bit (``tests/test_vector_moves.py``).
+the observation and mask are the env's bit for bit (``tests/vector/test_moves.py``).
 """
 
 from __future__ import annotations

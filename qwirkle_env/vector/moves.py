@@ -6,7 +6,7 @@ tile mode: ``n`` games in preallocated arrays that compiled kernels update in pl
 game stepped by the caller (self-play). Slot ``i`` reset with seed ``s`` plays exactly
 the game ``raw_env(action_mode="moves").reset(seed=s)`` plays, and shows the same
 observation and mask at every turn, bit for bit; its later games are those of the env's
-``reset()`` without a seed (``tests/test_vector_moves.py``).
+``reset()`` without a seed (``tests/vector/test_moves.py``).
 
 | returned | shape, dtype | content |
 |---|---|---|
@@ -26,10 +26,6 @@ left out of each table (beyond K), as the env's ``infos``.
 
 from __future__ import annotations
 
-import os
-import random
-from concurrent.futures import ThreadPoolExecutor
-
 import numpy as np
 
 from ..engine.game import Game
@@ -37,6 +33,7 @@ from ..jit import COMPILED, warn_if_slow
 from ..move_mode import DEFAULT_MAX_MOVES, check_moves_options, observation_size
 from ..spec import REWARD_MODES, check_num_players
 from . import move_table, turns
+from .batch import GameThreads, reset_seeds
 from .move_load import load_game
 from .move_state import BASE, GRID, allocate
 from .mt19937 import seed_key, seed_state
@@ -65,11 +62,8 @@ class VectorMoves:
         if reward not in REWARD_MODES:
             raise ValueError(f"reward must be one of {REWARD_MODES}, got {reward!r}")
         check_moves_options("moves", max_moves)
-        if threads is None:
-            # a thread per 256 games, up to the cores (benchmarks/batch_throughput.py)
-            threads = min(len(os.sched_getaffinity(0)), max(1, num_envs // 256))
-        if not isinstance(threads, int) or isinstance(threads, bool) or threads < 1:
-            raise ValueError(f"threads must be a positive int or None, got {threads!r}")
+        # a thread per 256 games, up to the cores (benchmarks/batch_throughput.py)
+        self._threads = GameThreads(num_envs, threads, games_per_thread=256)
         warn_if_slow()
         self.num_envs = num_envs
         self.num_players = num_players
@@ -82,9 +76,6 @@ class VectorMoves:
         self.state = allocate(num_envs, num_players, reward, strict_opening, self.max_moves)
         self._hashes = cell_hashes()
         self._seeded = False
-        bounds = np.linspace(0, num_envs, min(threads, num_envs) + 1).astype(int)
-        self._ranges = [(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
-        self._pool = ThreadPoolExecutor(len(self._ranges)) if len(self._ranges) > 1 else None
 
     # --- the API -------------------------------------------------------------------------
     def reset(self, seed: int | list[int] | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -92,25 +83,7 @@ class VectorMoves:
         with ``seed + i``; a list gives each slot's seed; None continues each slot's own
         sequence (fresh random seeds the first time)."""
         n = self.num_envs
-        if seed is None:
-            if self._seeded:
-                seeds = [None] * n
-            else:
-                sysrand = random.SystemRandom()
-                seeds = [sysrand.randrange(2**63) for _ in range(n)]
-        elif isinstance(seed, int | np.integer) and not isinstance(seed, bool):
-            seeds = [int(seed) + i for i in range(n)]
-        else:
-            seeds = list(seed) if isinstance(seed, list | tuple | np.ndarray) else None
-            if (
-                seeds is None
-                or len(seeds) != n
-                or not all(
-                    isinstance(x, int | np.integer) and not isinstance(x, bool) for x in seeds
-                )
-            ):
-                raise ValueError(f"seed must be an int, None or a list of {n} ints, got {seed!r}")
-        self._reset_slots(np.arange(n), seeds)
+        self._reset_slots(np.arange(n), reset_seeds(seed, n, self._seeded))
         self._seeded = True
         return self._out(self.state.obs), self._out(self.state.mask)
 
@@ -123,7 +96,7 @@ class VectorMoves:
         self._require_reset("step")
         rows = self._check(rows, wait)
         s = self.state
-        self._run(turns.step_games, s, rows, self.autoreset, self._hashes)
+        self._threads.run(turns.step_games, s, rows, self.autoreset, self._hashes)
         rewards = s.rewards[:, : self.num_players]
         return (
             self._out(s.obs),
@@ -187,9 +160,7 @@ class VectorMoves:
         return self.state.current.copy()
 
     def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown()
-            self._pool = None
+        self._threads.close()
 
     # --- internals -----------------------------------------------------------------------
     def _out(self, array: np.ndarray) -> np.ndarray:
@@ -207,15 +178,6 @@ class VectorMoves:
     def _require_reset(self, what: str) -> None:
         if not self._seeded:
             raise RuntimeError(f"call reset() before {what}(): there are no games yet")
-
-    def _run(self, kernel, *args) -> None:
-        """``kernel(*args, lo, hi)`` over every game, split across the threads."""
-        if self._pool is None:
-            kernel(*args, 0, self.num_envs)
-            return
-        jobs = [self._pool.submit(kernel, *args, lo, hi) for lo, hi in self._ranges]
-        for job in jobs:
-            job.result()
 
     def _reset_slots(self, slots: np.ndarray, seeds: list) -> None:
         s = self.state

@@ -1,7 +1,7 @@
 """The rules on one game's arrays: the frontier, the exact sub-step mask and scoring.
 
 Compiled twins of ``board.Board`` and ``turn.Turn`` for the batched simulator (same
-frontier idea, same masks; ``tests/test_vector.py`` checks them against the AEC env
+frontier idea, same masks; ``tests/vector/test_simulator.py`` checks them against the AEC env
 step by step). Functions take the ``State`` and a game's row ``i``, or, on the hot
 paths, just that game's grid row. Cells are flat grid indices, so a step along a row is
 +-1 and along a column +-grid.

@@ -7,7 +7,7 @@ is the order of the move list (``engine/movegen.py``) and so of the move mode's 
 equal points. To list the same rows, the batched move simulator repeats CPython's set: the
 hashes come from the running interpreter (``hash((row, col))``, tabled once), the probing
 is CPython's ``set_add_entry`` / ``set_table_resize`` (LINEAR_PROBES 9, PERTURB_SHIFT 5,
-a table of 8 that grows to 4x the entries once 3/5 full). ``tests/test_vector_moves.py``
+a table of 8 that grows to 4x the entries once 3/5 full). ``tests/vector/test_moves.py``
 checks it against real sets, so an interpreter that orders sets differently fails there
 first.
 """

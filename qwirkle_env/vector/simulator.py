@@ -7,7 +7,7 @@ arrays that compiled kernels update in place, because copying a state per step (
 functional API without JAX) would cost more than the step. Rules, action encoding and
 observation are the AEC env's: slot ``i`` reset with seed ``s`` plays exactly the game
 ``raw_env().reset(seed=s)`` plays, and its later games are those of ``reset()`` without a
-seed (checked step by step in ``tests/test_vector.py``).
+seed (checked step by step in ``tests/vector/test_simulator.py``).
 
 Observations and masks are compact (``qwirkle_env.vector.compact``):
 
@@ -27,10 +27,6 @@ int8, as the AEC env's ``observe``), at a large cost in memory traffic. Rewards 
 
 from __future__ import annotations
 
-import os
-import random
-from concurrent.futures import ThreadPoolExecutor
-
 import numpy as np
 from gymnasium import spaces
 
@@ -47,6 +43,7 @@ from ..spec import (
     check_table_options,
 )
 from . import core
+from .batch import GameThreads, reset_seeds
 from .compact import dense_mask, dense_observation
 from .load import load_game
 from .mt19937 import seed_key
@@ -83,12 +80,10 @@ class VectorQwirkle:
         check_table_options(num_players, window, reward)
         if not isinstance(grid, int) or grid < 32:
             raise ValueError(f"grid must be an int >= 32, got {grid!r}")
-        if threads is None:
-            # measured: a thread per 512 games; below that, handing work to threads costs
-            # more than it saves (docs/vector.md)
-            threads = min(len(os.sched_getaffinity(0)), max(1, num_envs // 512))
-        if not isinstance(threads, int) or threads < 1:
-            raise ValueError(f"threads must be a positive int or None, got {threads!r}")
+        # Kernels release the GIL; each thread steps its own range of games. Measured: a
+        # thread per 512 games; below that, handing work to threads costs more than it
+        # saves (docs/vector.md).
+        self._threads = GameThreads(num_envs, threads, games_per_thread=512)
         warn_if_slow()
         self.num_envs = num_envs
         self.num_players = num_players
@@ -105,10 +100,6 @@ class VectorQwirkle:
         self.possible_agents = [f"player_{i}" for i in range(num_players)]
         self.state = allocate(num_envs, num_players, window, reward, strict_opening, grid)
         self._seeded = False
-        # Kernels release the GIL; each thread steps its own range of games.
-        bounds = np.linspace(0, num_envs, min(threads, num_envs) + 1).astype(int)
-        self._ranges = [(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:], strict=True)]
-        self._pool = ThreadPoolExecutor(len(self._ranges)) if len(self._ranges) > 1 else None
 
     # --- the API -------------------------------------------------------------------------
     def reset(self, seed: int | list[int] | None = None) -> tuple[dict, dict]:
@@ -116,21 +107,7 @@ class VectorQwirkle:
         vector envs do); a list gives each slot's seed; None continues each slot's own
         sequence (fresh random seeds the first time)."""
         n = self.num_envs
-        if seed is None:
-            if self._seeded:
-                seeds = [None] * n
-            else:
-                sysrand = random.SystemRandom()
-                seeds = [sysrand.randrange(2**63) for _ in range(n)]
-        elif isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
-            seeds = [int(seed) + i for i in range(n)]
-        else:
-            seeds = list(seed)
-            if len(seeds) != n or not all(
-                isinstance(x, (int, np.integer)) and not isinstance(x, bool) for x in seeds
-            ):
-                raise ValueError(f"seed must be an int, None or a list of {n} ints, got {seed!r}")
-        self._reset_slots(np.arange(n), seeds)
+        self._reset_slots(np.arange(n), reset_seeds(seed, n, self._seeded))
         self._seeded = True
         return self._observation(), self._info()
 
@@ -143,7 +120,7 @@ class VectorQwirkle:
         self._require_reset("step")
         actions = self._check(actions)
         s = self.state
-        self._run(core.step_games, s, actions, self.autoreset)
+        self._threads.run(core.step_games, s, actions, self.autoreset)
         self._raise_errors()
         waiting = np.flatnonzero(s.check_window)
         if len(waiting):
@@ -184,7 +161,7 @@ class VectorQwirkle:
         self._require_reset("sample_actions")
         rng = np.random.default_rng() if rng is None else rng
         out = np.empty(self.num_envs, dtype=np.int64)
-        self._run(core.sample_actions, self.state, rng.random(self.num_envs), out)
+        self._threads.run(core.sample_actions, self.state, rng.random(self.num_envs), out)
         return out
 
     @property
@@ -216,23 +193,12 @@ class VectorQwirkle:
         return render.board_svg(self.table(i))
 
     def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown()
-            self._pool = None
+        self._threads.close()
 
     # --- internals -----------------------------------------------------------------------
     def _require_reset(self, what: str) -> None:
         if not self._seeded:
             raise RuntimeError(f"call reset() before {what}(): there are no games yet")
-
-    def _run(self, kernel, *args) -> None:
-        """``kernel(*args, lo, hi)`` over every game, split across the threads."""
-        if self._pool is None:
-            kernel(*args, 0, self.num_envs)
-            return
-        jobs = [self._pool.submit(kernel, *args, lo, hi) for lo, hi in self._ranges]
-        for job in jobs:
-            job.result()
 
     def _reset_slots(self, slots: np.ndarray, seeds: list) -> None:
         keys, lo, hi = [], [], []

@@ -14,8 +14,8 @@ from collections import namedtuple
 
 import numpy as np
 
-from ..spec import HAND_SIZE, MAX_PLAYERS, NUM_FEATURES, NUM_TILES, NUM_TYPES, REWARD_MODES
-from .mt19937 import new_generators
+from ..spec import HAND_SIZE, NUM_FEATURES, NUM_TYPES, REWARD_MODES
+from .batch import GENERATOR_FIELDS, RESULT_FIELDS, SEAT_FIELDS, game_arrays
 
 # Cell codes: 0 empty, 1 + t a tile of type t on the table, 37 + t placed this turn.
 EMPTY, TABLE, PLACED = 0, 1, 37
@@ -44,14 +44,7 @@ State = namedtuple(
         "front_fit",  # int64[N, MAX_FRONT] types that fit each alone (both axes)
         "n_front",  # int64[N]
         "front_at",  # int16[N, G*G] position in ``front``, -1 if none
-        "bag",  # int8[N, 108] draw order: the next tile is the last
-        "bag_n",  # int64[N]
-        "hands",  # int8[N, 4, 6] sorted
-        "hand_n",  # int64[N, 4]
-        "scores",  # int64[N, 4]
-        "current",  # int64[N] seat to move
-        "opening",  # int64[N] size of the forced opening, 0 once played
-        "over",  # bool[N]
+        *SEAT_FIELDS,  # batch.py: bag, hands, scores, seat to move, opening, over
         "truncated",  # bool[N] the window showed no legal move
         "placed",  # int64[N, 6] this turn's cells (flat grid index), in order
         "placed_t",  # int64[N, 6] their tile types
@@ -66,20 +59,13 @@ State = namedtuple(
         "origin",  # int64[N, 2] grid row/col of the window's top-left cell
         "outside",  # int64[N] legal moves outside the window this game
         "check_window",  # bool[N] this turn's box reaches past the window: count outside
-        "rng",  # uint32[N, 624] the game's generator (bag, first player, exchanges)
-        "rng_pos",  # int64[N]
-        "seeder",  # uint32[N, 624] the slot's generator: each new game's seed
-        "seeder_pos",  # int64[N]
-        "game_seed",  # int64[N]
-        "key",  # int64[N, 2] room for a game seed's two 32-bit words
+        *GENERATOR_FIELDS,  # batch.py: the game's and the slot's generators, the seed
         "board",  # uint8[N, W, W] the window's cell codes, the observation's board
         "features",  # float32[N, 126] the observation's features, from the mover's seat
         "mask",  # int64[N, W*W + 1] legal types per window cell; last: exchange bits + end
         "mask_cells",  # int64[N, MAX_FRONT] entries of ``mask`` set, to clear them next
         "n_mask_cells",  # int64[N]
-        "rewards",  # float64[N, 4] this step's reward to each seat
-        "done",  # bool[N] the game ended (or was truncated) in this step
-        "final_scores",  # int64[N, 4] scores of the game that ended in this step
+        *RESULT_FIELDS,  # batch.py: rewards, done (ended or truncated), final scores
         "final_outside",  # int64[N]
         "final_truncated",  # bool[N] the game that ended in this step was truncated
         "error",  # int64[N] nonzero: why a kernel could not go on (see core.ERRORS)
@@ -89,10 +75,9 @@ State = namedtuple(
 
 def allocate(n: int, players: int, window: int, reward: str, strict: bool, grid: int) -> State:
     w2 = window * window
-    rng, rng_pos = new_generators(n)
-    seeder, seeder_pos = new_generators(n)
     z = np.zeros
     return State(
+        **game_arrays(n),
         cfg=np.array([grid, window, players, REWARD_CODES[reward], int(strict)], dtype=np.int64),
         grid=z((n, grid * grid), np.uint8),
         base=z((n, 2), np.int64),
@@ -103,14 +88,6 @@ def allocate(n: int, players: int, window: int, reward: str, strict: bool, grid:
         front_fit=z((n, MAX_FRONT), np.int64),
         n_front=z(n, np.int64),
         front_at=np.full((n, grid * grid), -1, np.int16),
-        bag=z((n, NUM_TILES), np.int8),
-        bag_n=z(n, np.int64),
-        hands=z((n, MAX_PLAYERS, HAND_SIZE), np.int8),
-        hand_n=z((n, MAX_PLAYERS), np.int64),
-        scores=z((n, MAX_PLAYERS), np.int64),
-        current=z(n, np.int64),
-        opening=z(n, np.int64),
-        over=z(n, np.bool_),
         truncated=z(n, np.bool_),
         placed=z((n, HAND_SIZE), np.int64),
         placed_t=z((n, HAND_SIZE), np.int64),
@@ -125,20 +102,11 @@ def allocate(n: int, players: int, window: int, reward: str, strict: bool, grid:
         origin=z((n, 2), np.int64),
         outside=z(n, np.int64),
         check_window=z(n, np.bool_),
-        rng=rng,
-        rng_pos=rng_pos,
-        seeder=seeder,
-        seeder_pos=seeder_pos,
-        game_seed=z(n, np.int64),
-        key=z((n, 2), np.int64),
         board=z((n, window, window), np.uint8),
         features=z((n, NUM_FEATURES), np.float32),
         mask=z((n, w2 + 1), np.int64),
         mask_cells=z((n, MAX_FRONT), np.int64),
         n_mask_cells=z(n, np.int64),
-        rewards=z((n, MAX_PLAYERS), np.float64),
-        done=z(n, np.bool_),
-        final_scores=z((n, MAX_PLAYERS), np.int64),
         final_outside=z(n, np.int64),
         final_truncated=z(n, np.bool_),
         error=z(n, np.int64),

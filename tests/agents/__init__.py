@@ -1,0 +1,1 @@
+"""agents/: the interface, the registry and agent options."""

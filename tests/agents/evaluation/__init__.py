@@ -1,0 +1,1 @@
+"""agents/evaluation: the duplicate-deal harness, its results, statistics and reports."""

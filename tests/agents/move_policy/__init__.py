@@ -1,0 +1,1 @@
+"""agents/move_policy: the whole-move policy the RL-library recipes train."""

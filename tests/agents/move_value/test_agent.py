@@ -1,0 +1,96 @@
+"""The move-value agent (agents/move_value/agent.py and network.py): its choice, its
+sampling, and its checkpoints as agents (agents/loading.py, agents/checkpoint.py)."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+import torch
+
+from agents.checkpoint import load_checkpoint, save_checkpoint
+from agents.evaluation.harness import play_game as play_env_game
+from agents.move_value.agent import ValueAgent, move_values, pick
+from agents.move_value.features import NUM_MOVE_FEATURES, candidates
+from agents.move_value.network import MoveValueNet, ValueNetConfig
+from agents.registry import make_agent
+from agents.tile_ppo.network import NetConfig, PolicyValueNet
+from qwirkle_env.position import Position
+from tests.conftest import game_at
+
+torch.set_num_threads(1)
+
+
+def test_an_untrained_network_plays_like_greedy():
+    layers = MoveValueNet().numpy_layers()
+    for seed in range(5):
+        cands = candidates(Position.of_game(game_at(seed, 5)))
+        i = pick(move_values(layers, cands), 0.0, random.Random(0))
+        assert cands.points[i] == cands.points.max() > 0
+
+
+def test_softmax_sampling_is_seeded_and_prefers_better_moves():
+    worth = np.array([0.0, 1.0, 3.0])
+    a = [pick(worth, 0.5, random.Random(7)) for _ in range(3)]
+    assert a == [pick(worth, 0.5, random.Random(7)) for _ in range(3)]
+    counts = np.bincount([pick(worth, 0.5, r) for r in [random.Random(i) for i in range(400)]],
+                         minlength=3)  # fmt: skip
+    assert counts[2] > counts[1] > counts[0]
+
+
+def test_value_agent_rejects_a_bad_temperature():
+    with pytest.raises(ValueError, match="temperature must be"):
+        ValueAgent(MoveValueNet(), temperature=-1)
+    with pytest.raises(ValueError, match="finite"):
+        ValueAgent(MoveValueNet(), temperature=float("nan"))
+
+
+def test_network_config_must_match_the_features():
+    with pytest.raises(ValueError, match=f"{NUM_MOVE_FEATURES} features"):
+        MoveValueNet(ValueNetConfig(features=NUM_MOVE_FEATURES + 1))
+    with pytest.raises(ValueError, match="hidden layer"):
+        MoveValueNet(ValueNetConfig(layers=0))
+
+
+def test_numpy_and_torch_forward_agree():
+    torch.manual_seed(0)
+    net = MoveValueNet()
+    torch.nn.init.normal_(net.out.weight)
+    x = np.random.default_rng(0).normal(size=(50, NUM_MOVE_FEATURES)).astype(np.float32)
+    from agents.move_value.network import values
+
+    expected = net(torch.from_numpy(x)).detach().numpy()
+    assert np.allclose(values(net.numpy_layers(), x), expected, atol=1e-5)
+
+
+def test_value_checkpoint_is_an_agent_that_plays_through_the_env(value_ckpt):
+    agent = make_agent(f"ckpt:{value_ckpt}")
+    assert isinstance(agent, ValueAgent)
+    out = play_env_game([f"ckpt:{value_ckpt}", "greedy"], env_seed=3, agent_seeds=[1, 2])
+    assert out["fallbacks"] == [0, 0] and out["end"] == "rules"
+
+
+def test_each_loader_refuses_the_other_kind_by_name(value_ckpt, tmp_path):
+    with pytest.raises(ValueError, match="holds a move-value network.*tile-level"):
+        load_checkpoint(value_ckpt, kind=PolicyValueNet)
+    ppo = save_checkpoint(tmp_path / "p.pt", PolicyValueNet(NetConfig(8, 1, 16)), {}, {}, 0)
+    with pytest.raises(ValueError, match="holds a tile-level masked-PPO policy"):
+        load_checkpoint(ppo, kind=MoveValueNet)
+    torch.save({"format": "qwirkle-ppo-v0"}, tmp_path / "old.pt")
+    with pytest.raises(ValueError, match="not a qwirkle-env checkpoint"):
+        make_agent(f"ckpt:{tmp_path / 'old.pt'}")
+
+
+def test_edited_value_checkpoint_fails_its_checksum(value_ckpt, tmp_path):
+    blob = torch.load(value_ckpt, weights_only=True)
+    blob["state_dict"]["out.bias"] += 1.0
+    torch.save(blob, tmp_path / "edited.pt")
+    with pytest.raises(ValueError, match="SHA-256"):
+        make_agent(f"ckpt:{tmp_path / 'edited.pt'}")
+
+
+def test_checkpoint_from_another_feature_set_is_refused(tmp_path):
+    path = save_checkpoint(tmp_path / "f.pt", MoveValueNet(), {"features": ["points"]}, {}, 0)
+    with pytest.raises(ValueError, match="trained on move features"):
+        make_agent(f"ckpt:{path}")

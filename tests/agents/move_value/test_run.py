@@ -1,0 +1,168 @@
+"""The TD learner's command (``python train.py train``, qwirkle_cli/commands.py and
+agents/move_value/run.py): a tiny run, its files, its checks, its checkpoints."""
+
+from __future__ import annotations
+
+import random
+import subprocess
+import sys
+
+import pytest
+import torch
+
+from agents.checkpoint import load_checkpoint, save_checkpoint
+from agents.move_value.features import FEATURES, candidates
+from agents.move_value.look_ahead import LookAhead
+from agents.move_value.network import MoveValueNet
+from agents.move_value.run import env_options
+from agents.move_value.td import TDConfig
+from agents.registry import make_agent
+from agents.tile_ppo.network import NetConfig, PolicyValueNet
+from qwirkle_cli import commands as cli
+from qwirkle_env.position import Position
+from tests.conftest import ROOT, game_at
+
+torch.set_num_threads(1)
+F = {name: i for i, name in enumerate(FEATURES)}
+
+
+TINY = [
+    "train", "--total-games", "6", "--games-per-batch", "3", "--eval-every", "6",
+    "--eval-games", "2", "--eval-opponents", "greedy", "--final-games", "2",
+    "--final-opponents", "greedy", "--processes", "1", "--hidden", "8", "--no-progress",
+]  # fmt: skip
+
+
+def test_default_command_trains_and_prints_a_table(tmp_path, capsys):
+    cli.main([*TINY, "--out", str(tmp_path), "--name", "tiny"])
+    run = tmp_path / "tiny"
+    assert (run / "learning_curve.png").stat().st_size > 1000
+    assert (run / "metrics.csv").read_text().startswith("games,")
+    assert "eval_win_greedy" in (run / "evals.csv").read_text()
+    net, meta = load_checkpoint(run / "checkpoints" / "final.pt", kind=MoveValueNet)
+    assert meta["train"]["total_games"] == 6 and net.config.hidden == 8
+    out = capsys.readouterr().out
+    assert "| greedy" in out and "95% CI" in out
+
+
+def test_no_subcommand_means_td_training():
+    args = cli.build_parser().parse_args(["train"])
+    assert args.total_games == TDConfig().total_games
+
+
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [
+        (["--lam", "2"], "lam must be in"),
+        (["--players", "2,7"], "players must list"),
+        (["--final-opponents", "bogus"], "unknown agent 'bogus'"),
+        (["--final-opponents", "ckpt:nowhere.pt"], "does not exist"),
+        (["--final-games", "-1"], "--final-games must be >= 0"),
+        (["--total-games", "0"], "total_games must be >= 1"),
+        (["--play-shortlist", "-1"], "play_shortlist must be >= 0"),
+    ],
+)
+def test_options_that_cannot_work_fail_before_training(tmp_path, option, message):
+    with pytest.raises(SystemExit, match=message):
+        cli.main([*TINY, "--out", str(tmp_path), *option])
+    assert not (tmp_path / "checkpoints").exists()
+
+
+def test_the_saved_agent_plays_with_the_play_shortlist(tmp_path):
+    cli.main([*TINY, "--out", str(tmp_path), "--name", "wide", "--play-shortlist", "9",
+                "--final-games", "0"])  # fmt: skip
+    for name in ("final.pt", "latest.pt"):
+        agent = make_agent(f"ckpt:{tmp_path / 'wide' / 'checkpoints' / name}")
+        assert agent.look_ahead.shortlist == 9
+    assert TDConfig(shortlist=4).play_look_ahead().shortlist == 4
+
+
+def test_resume_refuses_a_tile_policy(tmp_path):
+    ppo = save_checkpoint(tmp_path / "p.pt", PolicyValueNet(NetConfig(8, 1, 16)), {}, {}, 0)
+    with pytest.raises(SystemExit, match="--resume: .*tile-level"):
+        cli.main([*TINY, "--out", str(tmp_path), "--resume", str(ppo)])
+
+
+def test_fast_evaluate_refuses_a_value_checkpoint(value_ckpt):
+    with pytest.raises(SystemExit, match="--fast batches tile-level PPO policies only"):
+        cli.main(["evaluate", "--fast", "--agents", f"ckpt:{value_ckpt}", "greedy"])
+
+
+def test_look_ahead_settings_are_checked_and_stored():
+    with pytest.raises(ValueError, match="shortlist and reply_samples must be >= 1"):
+        LookAhead(shortlist=0)
+    with pytest.raises(ValueError, match="shortlist and reply_samples"):
+        TDConfig(reply_samples=0)
+    assert env_options(LookAhead(8, 2, True))["look_ahead"] == {
+        "shortlist": 8, "reply_samples": 2, "refill": True,
+    }  # fmt: skip
+
+
+def test_a_refill_only_adds_to_what_the_next_move_can_score():
+    game = game_at(5, 6)
+    plain = candidates(Position.of_game(game))
+    fuller = candidates(Position.of_game(game))
+    rows = range(len(plain))
+    plain.look_ahead(rows, random.Random(3), LookAhead(reply_samples=1, refill=False))
+    fuller.look_ahead(rows, random.Random(3), LookAhead(reply_samples=3, refill=True))
+    col = F["next_points"]
+    assert (fuller.features[:, col] >= plain.features[:, col]).all()
+    assert (fuller.features[:, col] > plain.features[:, col]).any()
+
+
+def test_checkpoint_without_look_ahead_settings_is_refused(tmp_path):
+    env = {"features": list(FEATURES)}
+    path = save_checkpoint(tmp_path / "n.pt", MoveValueNet(), env, {}, 0)
+    with pytest.raises(ValueError, match="no usable look-ahead settings"):
+        make_agent(f"ckpt:{path}")
+
+
+def test_the_agent_plays_with_the_look_ahead_it_was_trained_with(tmp_path):
+    env = env_options(LookAhead(shortlist=3, reply_samples=2, refill=True))
+    path = save_checkpoint(tmp_path / "l.pt", MoveValueNet(), env, {}, 0)
+    assert make_agent(f"ckpt:{path}").look_ahead == LookAhead(3, 2, True)
+
+
+FORKED_MATCH = """
+import sys, torch
+from agents.checkpoint import save_checkpoint
+from agents.evaluation.harness import run_tournament
+from agents.move_value.look_ahead import LookAhead
+from agents.move_value.run import env_options
+from agents.move_value.network import MoveValueNet, ValueNetConfig
+torch.set_num_threads(2)
+torch.ones(512, 512) @ torch.ones(512, 512)  # the parent's OpenMP pool is running
+path = save_checkpoint(sys.argv[1], MoveValueNet(ValueNetConfig(hidden=256)),
+                       env_options(LookAhead()))
+res = run_tournament([f"ckpt:{path}", "greedy"], 2, seed=0, processes=2, progress=False)
+print(len(res.records))
+"""
+
+
+def test_a_wide_checkpoint_plays_in_forked_evaluation_workers(tmp_path):
+    # Regression: workers forked from a parent with a running OpenMP pool hung for ever
+    # at the first large tensor copy of loading the checkpoint.
+    script = tmp_path / "match.py"
+    script.write_text(FORKED_MATCH)
+    done = subprocess.run(
+        [sys.executable, str(script), str(tmp_path / "wide.pt")],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=240,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split()[-1] == "2"
+
+
+def test_chained_runs_make_one_learning_curve(tmp_path):
+    from scripts.plot_curves import chained
+
+    first, second = tmp_path / "D", tmp_path / "G"
+    for run, text in ((first, "0,0.5\n400,0.6\n"), (second, "0,0.6\n100,0.7\n")):
+        run.mkdir()
+        (run / "evals.csv").write_text("step,eval_win_greedy\n" + text)
+    steps = [(row["step"], row["eval_win_greedy"]) for row in chained([first, second])]
+    assert steps == [(0, 0.5), (400, 0.6), (500, 0.7)]
+    with pytest.raises(SystemExit, match="evals.csv does not exist"):
+        chained([tmp_path / "nowhere"])

@@ -1,0 +1,1 @@
+"""agents/scripted: the scripted agents."""

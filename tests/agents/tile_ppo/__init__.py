@@ -1,0 +1,1 @@
+"""agents/tile_ppo: the tile-level masked-PPO learner."""

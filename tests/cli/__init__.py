@@ -1,0 +1,1 @@
+"""qwirkle_cli: the command line (python train.py, qwirkle)."""

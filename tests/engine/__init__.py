@@ -1,0 +1,1 @@
+"""qwirkle_env/engine: the rules."""

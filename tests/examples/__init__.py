@@ -1,0 +1,1 @@
+"""examples/: the RL-library integrations and recipes."""

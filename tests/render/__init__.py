@@ -1,0 +1,1 @@
+"""qwirkle_env/render: text, images, SVG, animations and the human window."""

@@ -1,0 +1,1 @@
+"""showdown/: the showdown server and page."""

@@ -1,0 +1,1 @@
+"""qwirkle_env/vector: the batched simulator."""
