@@ -7,7 +7,7 @@ generator (``engine/movegen.py``) already holds: its placement rows (``WIDTH`` i
 columns: tiles, points, then row, col, tile per tile) and the board's grid of cell codes,
 on which a frontier record is two walks away. Every value is computed in float64 by the
 same operations in the same order as the reference, then rounded once to float32, so
-the rows are bit-identical (``tests/test_move_rows.py`` checks it on every position of
+the rows are bit-identical (``tests/env/test_rowgen.py`` checks it on every position of
 36 games and 40 endgames, and of 300 games and 100 endgames more with ``-m slow``). The
 exchanges are listed here too, in ``distinct_exchanges``' order.
 

@@ -2,7 +2,7 @@
 
 The same walk as ``placements.grown_placements``, anchor by anchor, tile by tile, in the
 same order, so the two list the same placements with the same points in the same order
-(``tests/test_movegen.py`` checks it on thousands of positions). The board's frontier
+(``tests/engine/test_movegen.py`` checks it on thousands of positions). The board's frontier
 records are read off the grid where the walk needs them instead of from a dict.
 
 The grid is a flat array of cell codes, ``g`` cells to a row: 0 an empty cell, ``1 + t``
