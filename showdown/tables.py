@@ -357,6 +357,10 @@ class Table:
                     while actions[-1] != self.env.codec.end:
                         actions.append(agent.act(self.env.player_view()))
                         self.env.step(actions[-1])
+                    # Nobody thinks once the move is in: a state read before the next
+                    # round of this loop must not say "thinking" on a person's turn (the
+                    # page stops polling on a person's turn and would wait for good).
+                    self._thinking = None
                     self.version += 1
                 done += 1
         except Cancelled:

@@ -232,7 +232,9 @@ function afterPlay(state) {
   if (ui.view !== "play") return;
   drawGame(state);
   clearTimeout(ui.pollTimer);
-  if (!state.over && !state.human_turn && !state.error) ui.pollTimer = setTimeout(pollPlay, 250);
+  // Poll while an agent is to move or still thinking.
+  const waiting = !state.human_turn || state.thinking;
+  if (!state.over && waiting && !state.error) ui.pollTimer = setTimeout(pollPlay, 250);
 }
 
 async function pollPlay() {

@@ -158,6 +158,40 @@ def test_a_slow_agent_shows_progress_and_blocks_no_one():
     assert table.state()["thinking"] is None
 
 
+class _ReadOnRelease:
+    """The table's lock, reading the table's state each time a thread other than the test's
+    lets go of it: what a poll arriving at that moment would be answered."""
+
+    def __init__(self, table):
+        self.inner, self.table, self.seen, self.reading = table.lock, table, [], False
+
+    def __enter__(self):
+        self.inner.acquire()
+        return self
+
+    def __exit__(self, *exc):
+        self.inner.release()
+        if threading.current_thread() is not threading.main_thread() and not self.reading:
+            self.reading = True
+            try:
+                state = self.table.state()
+                self.seen.append((state["human_turn"], state["thinking"]))
+            finally:
+                self.reading = False
+
+
+def test_no_state_says_an_agent_thinks_on_a_persons_turn():
+    """The page stops polling on a person's turn: a state that also said "thinking" there
+    (read between the agent's move and the worker's end) left it waiting for good."""
+    seed = next(s for s in range(50) if Table(["greedy", HUMAN], seed=s).to_move == 0)
+    table = Table(["greedy", HUMAN], seed=seed)
+    spy = table.lock = _ReadOnRelease(table)
+    assert table.run_agents()
+    table.wait(10)
+    assert spy.seen and spy.seen[-1][0] is True  # the person's turn was read
+    assert [seen for seen in spy.seen if seen[0] and seen[1] is not None] == []
+
+
 def test_each_tab_keeps_its_own_game(client):
     a, b = _new(client, seed=1), _new(client, seed=1)
     assert a["id"] != b["id"]
