@@ -176,6 +176,19 @@ def game_at(seed: int, turns: int) -> Game:
     return game
 
 
+def greedy_until(game: Game, bag_left: int, rng: random.Random) -> Game:
+    """Plays a highest-scoring placement (else exchanges one tile) until the bag holds at
+    most ``bag_left`` tiles or the game is over."""
+    while not game.over and len(game.bag) > bag_left:
+        found = game.placements_with_points()
+        if found:
+            top = max(points for _, points in found)
+            game.apply_placement(list(rng.choice([p for p, pts in found if pts == top])))
+        else:
+            game.apply_exchange(game.hands[game.current][:1])
+    return game
+
+
 def rewards_of_a_random_game(e, rng) -> dict:
     """Each agent's rewards summed over a random game, as ``last()`` hands them out."""
     totals = dict.fromkeys(e.possible_agents, 0.0)

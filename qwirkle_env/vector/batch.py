@@ -75,6 +75,17 @@ def game_arrays(n: int) -> dict[str, np.ndarray]:
     }
 
 
+def per_game_ints(values: Any, n: int, what: str) -> np.ndarray:
+    """``values`` (a step's actions or rows) as one int64 per game; a ValueError names the
+    wrong shape or dtype."""
+    arr = np.asarray(values)
+    if arr.shape != (n,):
+        raise ValueError(f"{what} must have shape ({n},), one per game; got {arr.shape}")
+    if arr.dtype.kind not in "iu":
+        raise ValueError(f"{what} must be integers, got dtype {arr.dtype}")
+    return arr.astype(np.int64, copy=False)
+
+
 def reset_seeds(seed: Any, n: int, seeded: bool) -> list:
     """Each slot's seed for ``reset(seed)``: an int seeds slot i with ``seed + i`` (as
     gymnasium's vector envs do); a list gives each slot's; None continues each slot's own

@@ -33,7 +33,7 @@ from ..jit import COMPILED, warn_if_slow
 from ..move_mode import DEFAULT_MAX_MOVES, check_moves_options, observation_size
 from ..spec import REWARD_MODES, check_num_players
 from . import move_table, turns
-from .batch import GameThreads, reset_seeds
+from .batch import GameThreads, per_game_ints, reset_seeds
 from .move_load import load_game
 from .move_state import BASE, GRID, allocate
 from .mt19937 import seed_key, seed_state
@@ -187,14 +187,7 @@ class VectorMoves:
         turns.reset_games(s, slots.astype(np.int64))
 
     def _check(self, rows, wait=None) -> np.ndarray:
-        arr = np.asarray(rows)
-        if arr.shape != (self.num_envs,):
-            raise ValueError(
-                f"rows must have shape ({self.num_envs},), one per game; got {arr.shape}"
-            )
-        if arr.dtype.kind not in "iu":
-            raise ValueError(f"rows must be integers, got dtype {arr.dtype}")
-        arr = arr.astype(np.int64, copy=False)
+        arr = per_game_ints(rows, self.num_envs, "rows")
         s = self.state
         live = ~s.over
         if wait is not None:

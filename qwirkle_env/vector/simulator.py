@@ -43,7 +43,7 @@ from ..spec import (
     check_table_options,
 )
 from . import core
-from .batch import GameThreads, reset_seeds
+from .batch import GameThreads, per_game_ints, reset_seeds
 from .compact import dense_mask, dense_observation
 from .load import load_game
 from .mt19937 import seed_key
@@ -218,14 +218,7 @@ class VectorQwirkle:
         )
 
     def _check(self, actions) -> np.ndarray:
-        arr = np.asarray(actions)
-        if arr.shape != (self.num_envs,):
-            raise ValueError(
-                f"actions must have shape ({self.num_envs},), one per game; got {arr.shape}"
-            )
-        if arr.dtype.kind not in "iu":
-            raise ValueError(f"actions must be integers, got dtype {arr.dtype}")
-        arr = arr.astype(np.int64, copy=False)
+        arr = per_game_ints(actions, self.num_envs, "actions")
         game, problem = core.check_actions(self.state, arr)
         if problem != core.OK:
             a = int(arr[game])

@@ -24,7 +24,7 @@ from qwirkle_env.engine.placements import opening_placements, rows_of
 from qwirkle_env.vector.move_table import opening_rows
 from qwirkle_env.vector.moves import VectorMoves
 from qwirkle_env.vector.setorder import REACH_CELLS, TABLE_SIZE, cell_hashes, set_order
-from tests.conftest import nearly_dead_table
+from tests.conftest import greedy_until, nearly_dead_table
 
 
 def same_bits(a: np.ndarray, b: np.ndarray) -> bool:
@@ -101,19 +101,6 @@ def test_plays_the_env_games_relaxed_opening_on_two_threads():
     """Any opening line (not only a largest group), 4 slots stepped by two threads."""
     seen = play_side_by_side(31, 4, 80, strict_opening=False, threads=2, num_players=3)
     assert seen["turns"] == 320 and seen["cut"] > 0, seen
-
-
-def greedy_until(game: Game, bag_left: int, rng: random.Random) -> Game:
-    """Plays a highest-scoring placement (else exchanges one tile) until the bag holds at
-    most ``bag_left`` tiles or the game is over."""
-    while not game.over and len(game.bag) > bag_left:
-        found = game.placements_with_points()
-        if found:
-            top = max(points for _, points in found)
-            game.apply_placement(list(rng.choice([p for p, pts in found if pts == top])))
-        else:
-            game.apply_exchange(game.hands[game.current][:1])
-    return game
 
 
 def skipping_game() -> Game:

@@ -37,7 +37,7 @@ from qwirkle_env.vector.mt19937 import (
     seed_state,
     shuffle,
 )
-from tests.conftest import nearly_dead_table
+from tests.conftest import greedy_until, nearly_dead_table
 
 
 def play_side_by_side(n_games, seed, max_steps=10**6, games=None, **options):
@@ -132,19 +132,6 @@ def test_differential_small_window_truncates_and_counts_outside_moves():
     seen = play_side_by_side(40, 6000, max_steps=1500, window=13)
     assert seen["truncated"] > 0
     assert seen["outside"] > 0
-
-
-def greedy_until(game: Game, bag_left: int, rng: random.Random) -> Game:
-    """Plays the highest-scoring placement (else exchanges one tile) until the bag holds at
-    most ``bag_left`` tiles or the game is over."""
-    while not game.over and len(game.bag) > bag_left:
-        found = game.placements_with_points()
-        if found:
-            top = max(points for _, points in found)
-            game.apply_placement(list(rng.choice([p for p, pts in found if pts == top])))
-        else:
-            game.apply_exchange(game.hands[game.current][:1])
-    return game
 
 
 def test_differential_from_crafted_games_endgames_and_dead_tables():
