@@ -14,7 +14,7 @@ from __future__ import annotations
 import warnings
 
 try:
-    from numba import njit, prange
+    from numba import literal_unroll, njit, prange
 
     COMPILED = True
 except ImportError:  # pragma: no cover - exercised only where numba is missing
@@ -26,6 +26,9 @@ except ImportError:  # pragma: no cover - exercised only where numba is missing
         return lambda f: f
 
     prange = range
+
+    def literal_unroll(items):
+        return items
 
 
 def kernel(function):
@@ -45,4 +48,4 @@ def warn_if_slow() -> None:
         )
 
 
-__all__ = ["COMPILED", "kernel", "njit", "prange", "warn_if_slow"]
+__all__ = ["COMPILED", "kernel", "literal_unroll", "njit", "prange", "warn_if_slow"]

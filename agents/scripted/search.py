@@ -1,17 +1,20 @@
 """Determinised Monte Carlo search: try the best few moves against sampled hidden tiles.
 
 The heuristic proposes the top ``k`` candidates. Each simulation deals the unseen tiles at
-random into a full game consistent with the view (``PlayerView.sample_game``), plays every
-candidate in a clone of that same deal (common random numbers: the candidates face the
-same opponent hands and the same bag), then lets fast greedy players go on for ``depth``
-turns (to the end once the bag is empty), and scores the final margin. The candidate
-with the best mean margin is played.
+random into a full game consistent with the view, plays every candidate in a copy of that
+same deal (common random numbers: the candidates face the same opponent hands and the same
+bag), then lets greedy players go on for ``depth`` turns (to the end once the bag is
+empty), and scores the final margin. The candidate with the best mean margin is played.
+The simulations run on the simulator's arrays (``qwirkle_env.vector.rollouts``), compiled;
+``greedy_rollout`` is the same rollout on an engine Game, for scripts that hold one.
 """
 
 from __future__ import annotations
 
 import random
 import time
+
+import numpy as np
 
 from agents.base import PlanningAgent, exchange, placement
 from agents.options import Option, check_options
@@ -21,7 +24,7 @@ from qwirkle_env.engine.game import Game
 from qwirkle_env.engine.hand import HAND_SIZE
 from qwirkle_env.engine.moves import Move
 from qwirkle_env.engine.placements import row_items
-from qwirkle_env.spec import margin
+from qwirkle_env.vector.rollouts import Rollouts
 from qwirkle_env.view import PlayerView
 
 MAX_ROLLOUT = 200  # turns; a blocked table would otherwise let exchanges go on for ever
@@ -95,7 +98,9 @@ class SearchAgent(PlanningAgent):
         cands = self.candidates(view)
         if len(cands) == 1:
             return _to_move(cands[0])
-        totals = [0.0] * len(cands)
+        # The table is loaded once; each simulation deals the hidden tiles again.
+        rollouts = Rollouts(view.sample_game(self.rng), [_to_move(c) for c in cands])
+        totals = np.zeros(len(cands))
         # With the bag empty nothing more is drawn: roll out to the end.
         depth = None if view.bag_size == 0 else self.depth
         done = 0
@@ -108,18 +113,9 @@ class SearchAgent(PlanningAgent):
                 spent = time.process_time() - start
                 if spent + spent / done > self.budget:  # the next one would overrun
                     break
-            deal = view.sample_game(self.rng)
-            seed = self.rng.randrange(2**31)
-            for i, cand in enumerate(cands):
-                game = deal.clone()
-                if cand[0] == "place":
-                    game.apply_placement(list(cand[1]))
-                else:
-                    game.apply_exchange(list(cand[1]))
-                greedy_rollout(game, depth, random.Random(seed))
-                totals[i] += margin(game.scores, view.seat)
+            totals += rollouts.simulate(self.rng.randrange(2**63), depth)
             done += 1
-        best = max(range(len(cands)), key=lambda i: (totals[i], -i))
+        best = int(np.argmax(totals))  # the first of the best
         return _to_move(cands[best])
 
 

@@ -64,7 +64,8 @@ OK, NOT_FINISHED_NONE, OUT_OF_RANGE, ILLEGAL, NEEDS_NONE = 0, 1, 2, 3, 4
 
 
 @kernel
-def _sort(a, n):
+def sort_tiles(a, n):
+    """a[:n] in increasing order (hands are kept sorted; n is at most a hand)."""
     for j in range(1, n):
         x = a[j]
         k = j - 1
@@ -132,7 +133,7 @@ def deal(players, seeder, seeder_pos, rng, rng_pos, key, bag, hands, hand_n, i):
         for j in range(HAND_SIZE):
             hand[j] = bag[i, NUM_TILES - HAND_SIZE * seat - HAND_SIZE + j]
         hand_n[i, seat] = HAND_SIZE
-        _sort(hand, HAND_SIZE)
+        sort_tiles(hand, HAND_SIZE)
         size = _largest_group(_distinct(hand, HAND_SIZE))
         if size > best:
             best = size
@@ -294,7 +295,7 @@ def _refill(s, i, seat):
         s.hands[i, seat, n + j] = s.bag[i, s.bag_n[i] - take + j]
     s.bag_n[i] -= take
     s.hand_n[i, seat] = n + take
-    _sort(s.hands[i, seat], n + take)
+    sort_tiles(s.hands[i, seat], n + take)
 
 
 @kernel
@@ -313,7 +314,7 @@ def end_turn(s, i):
             hand[n + j] = s.bag[i, top + j]
             s.bag[i, top + j] = s.exch[i, j]
         shuffle(s.rng, s.rng_pos, i, s.bag[i], s.bag_n[i])
-        _sort(hand, n + k)
+        sort_tiles(hand, n + k)
         _advance(s, i, False)
     else:
         points = score_placed(s, i)

@@ -27,12 +27,13 @@ from .state import C_GRID, PLACED
 
 SHAPE = sum(1 << (NUM_SHAPES * c) for c in range(NUM_SHAPES))  # the circles; << k for shape k
 
-__all__ = ["WIDTH", "greedy_games", "greedy_playout", "greedy_turn"]
+__all__ = ["WIDTH", "greedy_games", "greedy_playout", "greedy_turn", "place_row"]
 
 
 @njit(cache=True)
-def _place(s, i, row):
-    """Puts the row's tiles down as this turn's, as core.apply_action does tile by tile."""
+def place_row(s, i, row):
+    """Puts a movegen row's tiles (grid coordinates) down as slot i's turn, as
+    core.apply_action does tile by tile; ``core.end_turn`` then scores and commits them."""
     g = s.cfg[C_GRID]
     for j in range(row[0]):
         p = row[2 + 3 * j] * g + row[3 + 3 * j]
@@ -145,7 +146,7 @@ def greedy_turn(s, i, out) -> int:
     g = s.cfg[C_GRID]
     if s.tiles[i] == 0:
         _opening(s, i, out[0])
-        _place(s, i, out[0])
+        place_row(s, i, out[0])
         core.end_turn(s, i)
         return s.scores[i, seat] - before
     hand = 0
@@ -171,7 +172,7 @@ def greedy_turn(s, i, out) -> int:
         for k in range(count):
             if rows[k, 1] == top:
                 if pick == 0:
-                    _place(s, i, rows[k])
+                    place_row(s, i, rows[k])
                     break
                 pick -= 1
     core.end_turn(s, i)
