@@ -35,12 +35,17 @@ class Agent:
 
     def reset(self, seat: int, num_players: int, seed: int | None = None) -> None:
         """Called before each game; all the agent's randomness comes from ``seed``."""
+        self.check_players(num_players)
         self.seat = seat
         self.num_players = num_players
         self.rng = random.Random(seed)
 
     def act(self, view: PlayerView) -> int:
         raise NotImplementedError
+
+    def check_players(self, num_players: int) -> None:
+        """ValueError if this agent cannot play games of ``num_players`` seats (a network
+        trained for other seat counts); callers ask before a game starts."""
 
     def cancel(self) -> None:
         """Stops this agent for good: a move in progress ends at its next check (a search

@@ -22,8 +22,9 @@ import torch
 from agents.base import Agent
 from agents.checkpoint import MOVES_FORMAT, VALUE_FORMAT, load_checkpoint
 from agents.move_policy.network import MovePolicyNet, move_policy_agent_of
-from agents.move_value.agent import value_agent_of
+from agents.move_value.agent import BySeatCount, ValueAgent, value_agent_of
 from agents.move_value.network import MoveValueNet
+from agents.move_value.search import LearnedSearchAgent
 from agents.tile_ppo.agent import PolicyAgent
 from agents.tile_ppo.network import PolicyValueNet
 
@@ -45,3 +46,27 @@ def load_agent(path: str | Path, greedy: bool = True) -> Agent:
         agent = PolicyAgent(net, greedy=greedy, meta=meta)
     agent.name = f"ckpt:{path}"
     return agent
+
+
+def value_agent(path: str | Path) -> ValueAgent:
+    """The move-value checkpoint at ``path`` as an agent; ValueError if the file holds
+    another kind of checkpoint."""
+    agent = load_agent(path)
+    if not isinstance(agent, ValueAgent):
+        raise ValueError(
+            f"{path} holds a {type(agent).__name__}, not a move-value network (the kind "
+            "'train.py train' makes)"
+        )
+    return agent
+
+
+def by_seat_count(paths: dict[int, Path]) -> BySeatCount:
+    """One move-value agent per seat count, each loaded once (``learned``)."""
+    loaded = {path: value_agent(path) for path in set(paths.values())}
+    return BySeatCount({n: loaded[path] for n, path in paths.items()})
+
+
+def learned_search_agent(paths: dict[int, Path], **options) -> LearnedSearchAgent:
+    """The search over the moves of the move-value networks at ``paths``, one per seat
+    count (``learned-search``)."""
+    return LearnedSearchAgent(by_seat_count(paths), **options)

@@ -18,7 +18,18 @@ from agents.base import Agent
 from agents.options import check_options, describe
 from agents.scripted.baselines import GreedyAgent, RandomActionAgent, RandomAgent
 from agents.scripted.heuristic import HeuristicAgent
-from agents.scripted.search import SearchAgent
+from agents.scripted.search import LEARNED_SEARCH_OPTIONS, SearchAgent
+
+
+def learned_search(**options) -> Agent:
+    """``learned-search``: the search over the shipped learned network's best moves
+    (``agents.move_value.search``, loaded with torch on demand)."""
+    from agents.loading import learned_search_agent
+
+    return learned_search_agent(learned_paths(), **options)
+
+
+learned_search.OPTIONS = LEARNED_SEARCH_OPTIONS  # type: ignore[attr-defined]
 
 AGENTS: dict[str, Callable[..., Agent]] = {
     "random": RandomAgent,  # uniform over whole moves
@@ -26,10 +37,13 @@ AGENTS: dict[str, Callable[..., Agent]] = {
     "greedy": GreedyAgent,
     "heuristic": HeuristicAgent,
     "search": SearchAgent,
+    "learned-search": learned_search,
 }
+# ``learned`` plays each game with the network trained for its seat count.
+LEARNED_BY_SEATS = {2: "move_value.pt", 3: "move_value_34.pt", 4: "move_value_34.pt"}
 CHECKPOINT = "ckpt:"  # "ckpt:PATH": the agent a trained checkpoint describes
 SHIPPED = {  # registry name -> its file among the shipped checkpoints (docs/learned_agent.md)
-    "learned": "move_value.pt",  # the 1-ply move-value agent (TD self-play)
+    "learned": LEARNED_BY_SEATS[2],  # the 1-ply move-value agent (TD self-play)
     "tile-ppo": "tile_ppo.pt",  # the tile-level masked-PPO reference
     "sb3-moves": "sb3_moves.pt",  # the whole-move policy, trained by each RL library
     "tianshou-moves": "tianshou_moves.pt",
@@ -76,6 +90,11 @@ def checkpoint_path(spec: str) -> Path | None:
         )
         return shipped_dir() / SHIPPED[new]
     return path
+
+
+def learned_paths() -> dict[int, Path]:
+    """The shipped networks of ``learned``, by seat count."""
+    return {n: shipped_dir() / file for n, file in LEARNED_BY_SEATS.items()}
 
 
 def _value(text: str):
@@ -127,9 +146,11 @@ def make_agent(spec: str) -> Agent:
     (``learned``, ``tile-ppo``...) or ``ckpt:PATH`` for any trained checkpoint."""
     path = checkpoint_path(spec)
     if path is not None:
-        from agents.loading import load_agent  # torch: only when a checkpoint is asked for
+        # torch: only when a checkpoint is asked for
+        from agents.loading import by_seat_count, load_agent
 
-        agent = load_agent(path)
+        learned = spec.strip().lower() == "learned" or path == shipped_dir() / SHIPPED["learned"]
+        agent = by_seat_count(learned_paths()) if learned else load_agent(path)
         agent.name = spec.strip()
         return agent
     name, kwargs = parse_spec(spec)

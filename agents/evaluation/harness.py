@@ -172,7 +172,8 @@ def run_tournament(
         raise ValueError(f"games must be at least 1, got {games}")
     lineups = _lineups(len(specs), num_players)
     for spec in dict.fromkeys(specs):
-        make_agent(spec)  # unknown names and bad options fail before any game
+        # unknown names, bad options and networks for other seat counts fail before any game
+        make_agent(spec).check_players(num_players)
     deals = math.ceil(games / num_players)
     seeder = random.Random(seed)
     deal_seeds = [seeder.randrange(2**31) for _ in range(deals)]

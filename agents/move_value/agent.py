@@ -74,9 +74,24 @@ class ValueAgent(PlanningAgent):
             raise ValueError(f"temperature must be >= 0, got {temperature}")
         self.layers = net.numpy_layers()
         self.meta = meta or {}
+        self.seat_counts = trained_seat_counts(self.meta)
         self.temperature = float(temperature)
         self.look_ahead = look_ahead
-        self.reset(0, 2, 0)
+        self.reset(0, min(self.seat_counts or (2,)), 0)
+
+    def check_players(self, num_players: int) -> None:
+        if self.seat_counts is not None and num_players not in self.seat_counts:
+            trained = ", ".join(map(str, sorted(self.seat_counts)))
+            raise ValueError(
+                f"the move-value network {self.name!r} was trained for {trained}-player games, "
+                f"not {num_players}: play 'learned' (a network per seat count) or train one "
+                f"with --players {num_players}"
+            )
+
+    def network(self, num_players: int) -> ValueAgent:
+        """The value agent that plays games of this many seats: this one."""
+        self.check_players(num_players)
+        return self
 
     def choose(self, view: PlayerView) -> Move:
         cands = candidates(Position.of_view(view))
@@ -85,6 +100,53 @@ class ValueAgent(PlanningAgent):
         i = select(self.layers, cands, self.temperature, self.rng, self.look_ahead)
         kind, what = cands.move(i)
         return placement(what) if kind == "place" else exchange(what)
+
+
+def trained_seat_counts(meta: dict) -> frozenset[int] | None:
+    """The seat counts a checkpoint's network was trained on (``--players``), None if it
+    does not say (older checkpoints: any)."""
+    players = (meta.get("train") or {}).get("players")
+    if players is None:
+        return None
+    try:
+        return frozenset(int(n) for n in str(players).split(","))
+    except ValueError:
+        raise ValueError(
+            f"checkpoint's train.players {players!r} is not a list of seat counts"
+        ) from None
+
+
+class BySeatCount(PlanningAgent):
+    """A value agent per seat count: each game is played by the network trained for its
+    number of players (``learned`` ships one for 2 players and one for 3 and 4)."""
+
+    name = "value-by-seats"
+
+    def __init__(self, agents: dict[int, ValueAgent]) -> None:
+        self.agents = dict(agents)
+        for n, agent in self.agents.items():
+            agent.check_players(n)
+        self.active = self.agents[min(self.agents)]
+        self.reset(0, min(self.agents), 0)
+
+    def check_players(self, num_players: int) -> None:
+        if num_players not in self.agents:
+            raise ValueError(
+                f"{self.name!r} has networks for {sorted(self.agents)} players, not {num_players}"
+            )
+
+    def network(self, num_players: int) -> ValueAgent:
+        """The value agent that plays games of this many seats."""
+        self.check_players(num_players)
+        return self.agents[num_players]
+
+    def reset(self, seat: int, num_players: int, seed: int | None = None) -> None:
+        super().reset(seat, num_players, seed)
+        self.active = self.agents[num_players]
+        self.active.reset(seat, num_players, seed)
+
+    def choose(self, view: PlayerView) -> Move:
+        return self.active.choose(view)
 
 
 def value_agent_of(net: MoveValueNet, meta: dict, path: str | Path) -> ValueAgent:

@@ -44,6 +44,17 @@ def greedy_rollout(game: Game, turns: int | None, rng: random.Random) -> None:
         n += 1
 
 
+# The options of the search over a learned network's moves (agents.move_value.search),
+# written here so that the registry checks them without loading torch.
+LEARNED_SEARCH_OPTIONS = {
+    "budget": Option(float, 0, 10, low_open=True, unit="CPU seconds per move"),
+    "sims": Option(int, 1, 1000, none="the budget decides"),
+    "k": Option(int, 1, 50),
+    "depth": Option(int, 0, 20, none="roll out to the end"),
+    "prior": Option(float, 0, 10, unit="x the network's afterstate value in points"),
+}
+
+
 class SearchAgent(PlanningAgent):
     """Determinised Monte Carlo over the heuristic's top-k moves with greedy rollouts.
 
@@ -54,10 +65,7 @@ class SearchAgent(PlanningAgent):
     """
 
     OPTIONS = {
-        "budget": Option(float, 0, 10, low_open=True, unit="CPU seconds per move"),
-        "sims": Option(int, 1, 1000, none="the budget decides"),
-        "k": Option(int, 1, 50),
-        "depth": Option(int, 0, 20, none="roll out to the end"),
+        **{key: LEARNED_SEARCH_OPTIONS[key] for key in ("budget", "sims", "k", "depth")},
         **WEIGHT_OPTIONS,
     }
 
@@ -77,6 +85,12 @@ class SearchAgent(PlanningAgent):
         self.depth = opts.pop("depth")
         self.weights = Weights(**opts)
 
+    def proposals(self, view: PlayerView) -> tuple[list[Move], np.ndarray]:
+        """The candidate moves, and what each is worth before any simulation (in points,
+        added to its mean margin): nothing here; a learned search puts its network there."""
+        moves = [_to_move(c) for c in self.candidates(view)]
+        return moves, np.zeros(len(moves))
+
     def candidates(self, view: PlayerView) -> list:
         """("place", items) / ("exchange", ids) candidates, best heuristic value first."""
         found = view.placements()
@@ -95,12 +109,12 @@ class SearchAgent(PlanningAgent):
 
     def choose(self, view: PlayerView) -> Move:
         start = time.process_time()  # the budget covers the whole decision
-        cands = self.candidates(view)
-        if len(cands) == 1:
-            return _to_move(cands[0])
+        moves, prior = self.proposals(view)
+        if len(moves) == 1:
+            return moves[0]
         # The table is loaded once; each simulation deals the hidden tiles again.
-        rollouts = Rollouts(view.sample_game(self.rng), [_to_move(c) for c in cands])
-        totals = np.zeros(len(cands))
+        rollouts = Rollouts(view.sample_game(self.rng), moves)
+        totals = np.zeros(len(moves))
         # With the bag empty nothing more is drawn: roll out to the end.
         depth = None if view.bag_size == 0 else self.depth
         done = 0
@@ -115,8 +129,7 @@ class SearchAgent(PlanningAgent):
                     break
             totals += rollouts.simulate(self.rng.randrange(2**63), depth)
             done += 1
-        best = int(np.argmax(totals))  # the first of the best
-        return _to_move(cands[best])
+        return moves[int(np.argmax(totals / done + prior))]  # the first of the best
 
 
 def _to_move(cand: tuple) -> Move:

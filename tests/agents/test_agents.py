@@ -192,16 +192,16 @@ def test_stale_plan_without_a_usable_mask_fails_clearly() -> None:
 def test_shipped_agents_have_names_and_the_old_path_warns():
     import warnings
 
-    from agents.move_value.agent import ValueAgent
+    from agents.move_value.agent import BySeatCount
     from agents.tile_ppo.agent import PolicyAgent
 
-    assert isinstance(make_agent("learned"), ValueAgent)
+    assert isinstance(make_agent("learned"), BySeatCount)
     assert isinstance(make_agent("tile-ppo"), PolicyAgent)
     with pytest.raises(ValueError, match="takes no options"):
         make_agent("learned:greedy=false")
     with pytest.warns(DeprecationWarning, match="use the spec 'learned'"):
         old = make_agent("ckpt:checkpoints/qwirkle_ppo.pt")
-    assert isinstance(old, ValueAgent) and old.name == "ckpt:checkpoints/qwirkle_ppo.pt"
+    assert isinstance(old, BySeatCount) and old.name == "ckpt:checkpoints/qwirkle_ppo.pt"
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         make_agent("learned")  # the new name warns about nothing

@@ -1,0 +1,85 @@
+"""Seat counts and the learned search (agents/move_value/agent.py BySeatCount, search.py):
+``learned`` plays each game with the network trained for its seat count, a network is
+refused for seat counts it was not trained on, and ``learned-search`` plays legal,
+reproducible games and refuses bad options before any game starts."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import torch
+
+from agents.evaluation.harness import play_game, run_tournament
+from agents.move_value.agent import BySeatCount, ValueAgent, trained_seat_counts
+from agents.move_value.search import LearnedSearchAgent
+from agents.registry import make_agent
+from qwirkle_env import Game
+from qwirkle_env.view import PlayerView
+
+torch.set_num_threads(1)
+
+
+def test_learned_picks_its_network_by_seat_count():
+    learned = make_agent("learned")
+    assert isinstance(learned, BySeatCount)
+    assert learned.agents[2].seat_counts == {2}
+    assert learned.agents[3] is learned.agents[4] and learned.agents[3].seat_counts == {3, 4}
+    for n in (2, 3, 4):
+        learned.reset(0, n, 1)
+        assert learned.active is learned.agents[n]
+    with pytest.raises(ValueError, match=r"networks for \[2, 3, 4\] players, not 5"):
+        learned.reset(0, 5, 1)
+
+
+def test_learned_plays_two_player_games_as_its_two_player_network():
+    plain = ["ckpt:checkpoints/move_value.pt", "greedy"]
+    for seed in (3, 4):
+        a = play_game(plain, seed, [seed, seed + 1])
+        b = play_game(["learned", "greedy"], seed, [seed, seed + 1])
+        assert a["scores"] == b["scores"]
+
+
+def test_a_network_is_refused_for_other_seat_counts_before_any_game():
+    two = make_agent("ckpt:checkpoints/move_value.pt")
+    assert isinstance(two, ValueAgent)
+    with pytest.raises(ValueError, match="trained for 2-player games, not 3"):
+        two.reset(0, 3, 0)
+    with pytest.raises(ValueError, match="trained for 2-player games, not 4"):
+        run_tournament(["ckpt:checkpoints/move_value.pt"] + ["greedy"] * 3, 4, num_players=4,
+                       processes=1, progress=False)  # fmt: skip
+    assert trained_seat_counts({"train": {"players": "3,4"}}) == {3, 4}
+    assert trained_seat_counts({}) is None  # older checkpoints do not say: any
+    with pytest.raises(ValueError, match="not a list of seat counts"):
+        trained_seat_counts({"train": {"players": "two"}})
+
+
+@pytest.mark.parametrize(
+    "bad", ["budget=0", "budget=-1", "budget=inf", "budget=nan", "budget=11", "k=0", "prior=-1",
+            "sims=0", "depth=21", "width=3"],
+)  # fmt: skip
+def test_learned_search_refuses_bad_options(bad):
+    with pytest.raises(ValueError, match="learned-search"):
+        make_agent(f"learned-search:{bad}")
+
+
+def test_learned_search_plays_legal_reproducible_games():
+    spec = "learned-search:sims=2,k=3"
+    for n in (2, 3):
+        specs = [spec] + ["greedy"] * (n - 1)
+        a = play_game(specs, 11, list(range(n)))
+        assert play_game(specs, 11, list(range(n)))["scores"] == a["scores"]
+        assert a["end"] == "rules" and a["fallbacks"] == [0] * n
+
+
+def test_learned_search_prior_ranks_the_network_s_moves():
+    agent = make_agent("learned-search:sims=1,k=4,prior=1")
+    assert isinstance(agent, LearnedSearchAgent)
+    game = Game(2, seed=5)
+    for _ in range(6):
+        game.apply(game.legal_moves()[0])
+    agent.reset(game.current, 2, 0)
+    moves, prior = agent.proposals(PlayerView.of(game, game.current))
+    assert len(moves) == 4 and len(set(moves)) == 4
+    assert all(m in game.legal_moves() for m in moves)
+    assert all(math.isfinite(p) for p in prior)
