@@ -101,6 +101,8 @@ def offered_agents(ckpts: list[str]) -> list[str]:
     (``learned`` first) and the checkpoints given to the server; people may type others
     (any spec but ckpt:)."""
     specs = ["greedy", "random", "heuristic", "search:budget=0.5", *shipped_names()]
+    if "learned" in specs:  # the learned search plays the shipped network's moves
+        specs.insert(specs.index("learned") + 1, "learned-search:budget=0.5")
     specs += [f"ckpt:{p}" for p in dict.fromkeys(ckpts)]
     extra = [n for n in agent_names() if n not in {s.split(":")[0] for s in specs}]
     return specs + extra

@@ -327,9 +327,16 @@ class Table:
             if self.closed or self.error or self.over or self.seats[self.to_move] == HUMAN:
                 return False
             self._worker = threading.Thread(target=self._agent_turns, args=(turns,), daemon=True)
-            self._thinking = {"seat": self.to_move, "since": time.monotonic()}
+            self._thinking = self._think(self.to_move)
             self._worker.start()
             return True
+
+    def _think(self, seat: int) -> dict[str, Any]:
+        """Who thinks since when, and for how long a searcher means to (its CPU budget per
+        move, which the page shows as progress; None for agents without one)."""
+        agent = self.agents.get(seat)
+        budget = getattr(agent, "budget", None) if getattr(agent, "sims", None) is None else None
+        return {"seat": seat, "since": time.monotonic(), "budget": budget}
 
     def busy(self) -> bool:
         return self._worker is not None and self._worker.is_alive()
@@ -347,7 +354,7 @@ class Table:
                     if self.closed or self.over or self.seats[self.to_move] == HUMAN:
                         break
                     seat = self.to_move
-                    self._thinking = {"seat": seat, "since": time.monotonic()}
+                    self._thinking = self._think(seat)
                     view = self.env.player_view()
                 # The agent thinks without the lock: the page can poll meanwhile.
                 agent = self.agents[seat]

@@ -149,7 +149,13 @@ function statusText(state) {
   }
   if (state.thinking) {
     const seat = state.thinking.seat;
-    return `<span class="spinner"></span>${seatName(state, seat)} is thinking… ${Number(state.thinking.elapsed).toFixed(1)} s`;
+    const elapsed = Number(state.thinking.elapsed);
+    const budget = Number(state.thinking.budget);
+    // A searcher's budget is CPU seconds per move: the bar shows the share of it spent.
+    const bar = budget > 0
+      ? ` <progress class="think" max="${budget}" value="${Math.min(elapsed, budget)}"></progress>`
+      : "";
+    return `<span class="spinner"></span>${seatName(state, seat)} is thinking… ${elapsed.toFixed(1)} s${bar}`;
   }
   if (state.error) return `Stopped: ${seatName(state, state.to_move)} failed. Retry, or start a new game.`;
   if (state.human_turn) {

@@ -153,9 +153,17 @@ def test_a_slow_agent_shows_progress_and_blocks_no_one():
     table.run_agents(turns=1)
     state = table.state(all_hands=True)  # answers while the agent thinks
     assert state["thinking"]["seat"] == 0 and state["thinking"]["elapsed"] >= 0
+    assert state["thinking"]["budget"] is None  # greedy has no budget to show progress in
     slow.go.set()
     table.wait(10)
     assert table.state()["thinking"] is None
+
+
+def test_a_searcher_s_thinking_carries_its_budget():
+    table = Table(["learned-search:budget=0.5", "greedy"], seed=2)
+    assert table._think(0)["budget"] == 0.5  # the page draws elapsed / budget as a bar
+    assert Table(["search:sims=3", "greedy"], seed=2)._think(0)["budget"] is None
+    table.close()
 
 
 class _ReadOnRelease:
@@ -257,6 +265,7 @@ def test_serve_command_and_the_page_files(client):
     assert page.status_code == 200 and "app.js" in page.text
     offered = client.get("/api/agents").json()["agents"]
     assert {"learned", "tile-ppo"} <= set(offered)  # the shipped checkpoints, by name
+    assert offered[offered.index("learned") + 1] == "learned-search:budget=0.5"
     assert client.get("/static/app.js").status_code == 200
 
 
