@@ -18,6 +18,7 @@ from agents.base import Agent
 from agents.options import check_options, describe
 from agents.scripted.baselines import GreedyAgent, RandomActionAgent, RandomAgent
 from agents.scripted.heuristic import HeuristicAgent
+from agents.scripted.oracle import OracleAgent
 from agents.scripted.search import LEARNED_SEARCH_OPTIONS, SearchAgent
 
 
@@ -38,6 +39,7 @@ AGENTS: dict[str, Callable[..., Agent]] = {
     "heuristic": HeuristicAgent,
     "search": SearchAgent,
     "learned-search": learned_search,
+    "oracle": OracleAgent,  # sees every hand: for measurements, never an opponent
 }
 # ``learned`` plays each game with the network trained for its seat count.
 LEARNED_BY_SEATS = {2: "move_value.pt", 3: "move_value_34.pt", 4: "move_value_34.pt"}

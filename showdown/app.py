@@ -26,7 +26,7 @@ from starlette.responses import JSONResponse, RedirectResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from agents.registry import agent_names, parse_spec, shipped_names
+from agents.registry import AGENTS, agent_names, parse_spec, shipped_names
 
 from . import replay
 from .guard import LOOPBACK, Guard, host_name, is_loopback, parse_json_async, read_json, shown
@@ -105,7 +105,12 @@ def offered_agents(ckpts: list[str]) -> list[str]:
         specs.insert(specs.index("learned") + 1, "learned-search:budget=0.5")
     specs += [f"ckpt:{p}" for p in dict.fromkeys(ckpts)]
     extra = [n for n in agent_names() if n not in {s.split(":")[0] for s in specs}]
-    return specs + extra
+    return specs + [n for n in extra if not _sees_everything(n)]
+
+
+def _sees_everything(name: str) -> bool:
+    """The oracle sees every hand: a measuring instrument, never an opponent."""
+    return getattr(AGENTS.get(name), "sees_everything", False)
 
 
 def _int_field(data: dict, key: str, default: Any = None, low: int = 0, high: int = 2**31) -> Any:
@@ -141,9 +146,13 @@ def create_app(
                 )
             return spec
         try:
-            parse_spec(spec)  # the registry's own limits, before any agent is built
+            name, _ = parse_spec(spec)  # the registry's own limits, before any agent is built
         except ValueError as err:
             raise Refused(str(err)) from None
+        if _sees_everything(name):
+            raise Refused(
+                f"{shown(name)} sees every hand and the bag: it measures, it never plays here"
+            )
         return spec
 
     async def index(request: Request) -> RedirectResponse:

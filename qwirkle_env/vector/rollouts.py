@@ -38,11 +38,10 @@ def _copy_slot(fields, src, dst):
 
 
 @njit(cache=True, nogil=True)
-def _deal(s, seat, seed, unseen, pool):
+def _deal(s, seat, unseen, pool):
     """Slot DEAL's other hands and bag dealt again from ``unseen`` (the tiles ``seat``
     cannot see, in a fixed order, so that a seed always deals the same)."""
     i = DEAL
-    seed_from_int63(s.rng, s.rng_pos, i, seed, s.key[i])
     n = unseen.shape[0]
     pool[:n] = unseen
     shuffle(s.rng, s.rng_pos, i, pool, n)
@@ -74,11 +73,14 @@ def _play(s, row):
 
 
 @njit(cache=True, nogil=True)
-def simulate(s, fields, seat, seed, unseen, moves, turns, scratch, pool, margins) -> int:
-    """One simulation: a fresh deal, then each of ``moves`` played in it and followed by
-    ``turns`` greedy turns (-1: to the end); ``margins[k]`` gets move k's final margin from
-    ``seat``. Returns the simulator's error code (0: none)."""
-    _deal(s, seat, seed, unseen, pool)
+def simulate(s, fields, seat, seed, deal, unseen, moves, turns, scratch, pool, margins) -> int:
+    """One simulation: a fresh deal (unless ``deal`` is False: the hands and bag as loaded),
+    then each of ``moves`` played in it and followed by ``turns`` greedy turns (-1: to the
+    end); ``margins[k]`` gets move k's final margin from ``seat``. ``seed`` seeds the deal
+    and the greedy turns' ties. Returns the simulator's error code (0: none)."""
+    seed_from_int63(s.rng, s.rng_pos, DEAL, seed, s.key[DEAL])
+    if deal:
+        _deal(s, seat, unseen, pool)
     n = s.cfg[C_PLAYERS]
     for k in range(moves.shape[0]):
         _copy_slot(fields, DEAL, PLAY)
@@ -95,16 +97,18 @@ def simulate(s, fields, seat, seed, unseen, moves, turns, scratch, pool, margins
 
 
 class Rollouts:
-    """The simulations of one decision of the player to move in ``game``, whose hidden
-    tiles are dealt again at every simulation, among ``moves`` (legal in ``game``)."""
+    """The simulations of one decision of the player to move in ``game``, among ``moves``
+    (legal in ``game``). The hidden tiles are dealt again at every simulation; with
+    ``deal=False`` they stay as ``game`` holds them (a player who sees everything)."""
 
-    def __init__(self, game: Game, moves: list[Move]) -> None:
+    def __init__(self, game: Game, moves: list[Move], deal: bool = True) -> None:
         if not moves:
             raise ValueError("Rollouts needs at least one candidate move")
         self.state = allocate(2, game.num_players, WINDOW, "points", game.strict_opening, GRID)
         load_game(self.state, DEAL, game)
         self.fields = tuple(getattr(self.state, f) for f in State._fields if f != "cfg")
         self.seat = game.current
+        self.deal = deal
         hidden = [t for seat, hand in enumerate(game.hands) if seat != self.seat for t in hand]
         self.unseen = np.array(sorted(hidden + list(game.bag.tiles)), np.int8)
         self.moves = _rows(moves, self.state)
@@ -114,9 +118,9 @@ class Rollouts:
 
     def simulate(self, seed: int, turns: int | None) -> np.ndarray:
         """Each move's margin after it and ``turns`` greedy turns (None: to the end) in one
-        fresh deal drawn from ``seed`` (0 <= seed < 2**63): the same deal for every move."""
+        deal drawn from ``seed`` (0 <= seed < 2**63): the same deal for every move."""
         error = simulate(
-            self.state, self.fields, self.seat, seed, self.unseen, self.moves,
+            self.state, self.fields, self.seat, seed, self.deal, self.unseen, self.moves,
             -1 if turns is None else turns, self.scratch, self.pool, self.margins,
         )  # fmt: skip
         if error:

@@ -137,6 +137,10 @@ def test_non_finite_and_huge_numbers_are_refused(client):
         ("search:budget=1e9", ("budget", "(0, 10]")),
         ("search:k=0", ("k must be an integer in [1, 50]",)),
         ("search:k=<img src=x onerror=alert(1)>", ("k must be an integer",)),
+        ("learned-search:budget=nan", ("budget", "(0, 10]")),
+        ("learned-search:budget=11", ("budget", "(0, 10]")),
+        ("learned-search:prior=-1", ("prior", "[0, 10]")),
+        ("oracle", ("sees every hand", "never plays here")),
         ("x" * 201, ("at most 200 characters",)),
     ]:
         assert_error(client.post("/api/games", json={"agents": [spec]}), 400, *words)

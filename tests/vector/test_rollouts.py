@@ -100,3 +100,17 @@ def test_bad_candidates_are_refused():
     with pytest.raises(TypeError, match="Placement or an Exchange"):
         Rollouts(game, ["place"])
     assert isinstance(game.legal_moves()[0], Placement | Exchange)
+
+
+def test_without_a_deal_the_hidden_tiles_stay_as_loaded():
+    game = Game(2, seed=6)
+    rng = random.Random(6)
+    for _ in range(10):
+        game.apply(rng.choice(game.legal_moves()))
+    rollouts = Rollouts(game, game.legal_moves()[:3], deal=False)
+    s = rollouts.state
+    hands, bag = s.hands[DEAL].copy(), s.bag[DEAL, : s.bag_n[DEAL]].copy()
+    for seed in range(3):
+        rollouts.simulate(seed, 2)
+        assert (s.hands[DEAL] == hands).all() and (s.bag[DEAL, : s.bag_n[DEAL]] == bag).all()
+    assert list(bag) == list(game.bag.tiles), "the bag in the game's own order"
