@@ -47,7 +47,7 @@ def matches(budget: float, learned: str, untrained: str, quick: bool) -> list[di
              ok=lambda row: row["win_rate"] >= 0.95),
         dict(agents=["heuristic", "greedy"], games=400,
              target="heuristic's 95% interval above 50%", ok=lambda row: row["ci_low"] > 0.5),
-        dict(agents=[f"search:budget={budget:g}", "greedy"], games=200,
+        dict(agents=[f"search:budget={budget:g}", "greedy"], games=400,
              target=f"search wins >= 60% at <= {budget:g} s (CPU) per move",
              ok=lambda row: row["win_rate"] >= 0.6 and row["cpu_ms_per_move"] <= 1000 * budget),
         dict(agents=[learned, "greedy"], games=400, target=f"learned wins >= 65% {fast}",
@@ -57,12 +57,25 @@ def matches(budget: float, learned: str, untrained: str, quick: bool) -> list[di
         dict(agents=[learned, f"ckpt:{untrained}"], games=400,
              target="ablation: the trained network's interval above 50% against the "
              "untrained one it started from", ok=lambda row: row["ci_low"] > 0.5),
-        dict(agents=[learned, "greedy", "greedy"], games=300, players=3,
-             target="win share above 1/3 against two greedy players",
-             ok=lambda row: row["win_rate"] > 1 / 3),
+        dict(agents=[learned, "greedy", "greedy"], games=400, players=3,
+             target="win share >= 1.25/3 (41.7%) against two greedy players, its interval "
+             "above 1/3", ok=lambda row: row["win_rate"] >= 1.25 / 3 and row["ci_low"] > 1 / 3),
         dict(agents=[learned, "greedy", "greedy", "greedy"], games=400, players=4,
-             target="win share above 1/4 against three greedy players",
-             ok=lambda row: row["win_rate"] > 1 / 4),
+             target="win share >= 1.25/4 (31.3%) against three greedy players, its interval "
+             "above 1/4", ok=lambda row: row["win_rate"] >= 1.25 / 4 and row["ci_low"] > 1 / 4),
+        dict(agents=[f"learned-search:budget={budget:g}", f"search:budget={budget:g}"],
+             games=400, target="the learned search wins >= 55% against the search at the same "
+             "budget, its interval above 50%",
+             ok=lambda row: row["win_rate"] >= 0.55 and row["ci_low"] > 0.5),
+        dict(agents=["learned-search:budget=0.05", f"search:budget={budget:g}"], games=400,
+             target=f"the learned search wins >= 50% at 0.05 s against the search at {budget:g} s",
+             ok=lambda row: row["win_rate"] >= 0.5),
+        dict(agents=["oracle", "greedy"], games=200,
+             target="a ceiling: the oracle (it sees every hand and the bag) beats greedy more "
+             "often than the fair agents above do (>= 80%)", ok=lambda row: row["win_rate"] >= 0.8),
+        dict(agents=["oracle", learned], games=200,
+             target="the oracle beats the learned agent (its interval above 50%)",
+             ok=lambda row: row["ci_low"] > 0.5),
         *[dict(agents=[f"ckpt:checkpoints/{lib}_moves.pt", "greedy"], games=400,
                target=f"{name}'s whole-move policy wins >= 55% (one ply, no search)",
                ok=lambda row: row["win_rate"] >= 0.55)
@@ -117,9 +130,13 @@ def main() -> None:
         chosen = [m for m in chosen if m["agents"][0] in args.only]
         if not chosen:
             parser.error(f"--only {args.only}: no match starts with these agents")
+    used: set[str] = set()
     for m in chosen:
         players = m.get("players", 2)
         name = "_vs_".join(short_name(a) for a in m["agents"][:2]) + f"_{players}p"
+        while name in used:  # the same agents at other budgets
+            name += "_"
+        used.add(name)
         res = run_tournament(m["agents"], m["games"], players, seed=args.seed,
                              processes=args.processes, out_dir=Path(args.runs) / name)  # fmt: skip
         table = res.table()

@@ -211,6 +211,20 @@ def test_watch_two_agents_to_the_end(page):
     assert page.locator("#log li").count() >= 20
 
 
+def test_a_searcher_s_thinking_shows_as_progress_against_its_budget(page):
+    page.click('.tab[data-view="watch"]')
+    specs = page.locator('.setup[data-view="watch"] input.spec')
+    specs.nth(0).fill("learned-search:budget=2")
+    specs.nth(1).fill("greedy")
+    page.fill("#watch-seed", "5")
+    page.click("#watch-new")
+    bar = page.wait_for_selector("progress.think", timeout=30_000)
+    assert bar.get_attribute("max") == "2"
+    assert 0 <= float(bar.get_attribute("value")) <= 2
+    assert "is thinking" in page.inner_text("#status")
+    page.click("#watch-pause")
+
+
 def test_replay_a_saved_record_to_its_end(page, tmp_path):
     from showdown.tables import Table
 
