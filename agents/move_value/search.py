@@ -3,9 +3,10 @@
 The network proposes: every legal move is valued one ply deep as the learned agent values
 it (points now plus the afterstate value, its shortlist looked at two moves ahead), and the
 best ``k`` become the candidates. The simulations then judge them as ``search`` does
-(fresh deals of the hidden tiles, greedy turns after, on compiled arrays), and the
-network's afterstate value, in points and weighted by ``prior``, is added to each mean
-margin: the rollouts see the next turns, the network the rest of the game.
+(fresh deals of the hidden tiles, greedy turns after, on compiled arrays). ``prior`` > 0
+adds the network's afterstate value, in points, times ``prior`` to each mean margin; the
+default is 0, which did better in the pilots (docs/strength.md, "How the agents were
+tuned"): the network chooses what to look at, the simulations choose among it.
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ class LearnedSearchAgent(SearchAgent):
         sims: int | None = None,
         k: int = 6,
         depth: int | None = 2,
-        prior: float = 0.5,
+        prior: float = 0.0,
     ) -> None:
         given = {"budget": budget, "sims": sims, "k": k, "depth": depth, "prior": prior}
         opts = check_options("learned-search", self.OPTIONS, given)
