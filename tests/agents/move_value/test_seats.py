@@ -83,3 +83,17 @@ def test_learned_search_prior_ranks_the_network_s_moves():
     assert len(moves) == 4 and len(set(moves)) == 4
     assert all(m in game.legal_moves() for m in moves)
     assert all(math.isfinite(p) for p in prior)
+
+
+def test_learned_search_refuses_other_checkpoints_and_seat_counts():
+    from pathlib import Path
+
+    from agents.loading import learned_search_agent
+
+    with pytest.raises(ValueError, match="not a move-value network"):
+        learned_search_agent({2: Path("checkpoints/tile_ppo.pt")})
+    with pytest.raises(ValueError, match="trained for 2-player games, not 3"):
+        learned_search_agent({3: Path("checkpoints/move_value.pt")})
+    agent = learned_search_agent({2: Path("checkpoints/move_value.pt")}, budget=0.1)
+    with pytest.raises(ValueError, match=r"networks for \[2\] players, not 4"):
+        agent.check_players(4)
