@@ -3,7 +3,8 @@
 ``simulator`` steps many games at once one tile at a time (the env's tile mode); ``core``
 and ``rules`` are its numba kernels, ``state`` its arrays, ``compact`` its compact
 observation and mask, ``playout`` whole greedy turns on the engine's compiled move
-generator, ``mt19937`` the random generator it shares with the engine's seeds. ``moves``
+generator, ``rollouts`` a search's simulations on its arrays, ``mt19937`` the random
+generator it shares with the engine's seeds. ``moves``
 steps many games one whole turn at a time (the env's move mode): ``turns`` and
 ``move_table`` are its kernels, ``move_state`` its arrays, ``setorder`` the order of the
 engine's frontier; ``single`` puts one learning seat in each of its games, the other seats
