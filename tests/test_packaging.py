@@ -9,7 +9,7 @@ import tomllib
 from setuptools import find_packages
 
 import qwirkle_env
-from agents.registry import AGENTS, LEARNED_BY_SEATS, SHIPPED, shipped_dir
+from agents.registry import LEARNED_BY_SEATS, SHIPPED, shipped_dir
 
 ROOT = Path(__file__).resolve().parent.parent
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
@@ -30,7 +30,7 @@ def test_every_shipped_checkpoint_has_a_name_an_opponent_entry_and_fits():
     assert shipped_dir() == ROOT / "checkpoints"
     assert all((ROOT / "checkpoints" / f).stat().st_size <= 2 * 2**20 for f in files)
     opponents = PROJECT["project"]["entry-points"]["qwirkle_env.opponents"]
-    assert set(SHIPPED) | set(AGENTS) - {"random", "random-action"} <= set(opponents)
+    assert set(SHIPPED) | {"learned-search"} <= set(opponents)
 
 
 def test_the_version_is_written_once():

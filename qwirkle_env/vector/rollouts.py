@@ -106,7 +106,7 @@ class Rollouts:
             raise ValueError("Rollouts needs at least one candidate move")
         self.state = allocate(2, game.num_players, WINDOW, "points", game.strict_opening, GRID)
         load_game(self.state, DEAL, game)
-        self.fields = tuple(getattr(self.state, f) for f in State._fields if f != "cfg")
+        self.fields = tuple(a for a in self.state if a is not self.state.cfg)  # per game
         self.seat = game.current
         self.deal = deal
         hidden = [t for seat, hand in enumerate(game.hands) if seat != self.seat for t in hand]

@@ -127,6 +127,6 @@ def test_every_opponent_entry_point_is_an_agent_name():
     declared = tomllib.loads((ROOT / "pyproject.toml").read_text())
     declared = set(declared["project"]["entry-points"]["qwirkle_env.opponents"]) - {"ckpt"}
     # every agent by name, the shipped ones included, but "random-action" (built into the
-    # env) and the registry's "random": as an opponent spec that old name still builds the
-    # env's "random-action" (deprecated)
-    assert declared == names - {"random", "random-action"}
+    # env), the registry's "random" (as an opponent spec that old name still builds the
+    # env's "random-action", deprecated) and the oracle, which sees every hand
+    assert declared == names - {"random", "random-action", "oracle"}

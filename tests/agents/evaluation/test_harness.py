@@ -158,7 +158,7 @@ def test_strength_benchmark_quick_run(tmp_path) -> None:
     out = tmp_path / "strength.md"
     cmd = [sys.executable, "benchmarks/strength.py", "--quick", "--budget", "0.01",
            "--processes", "1", "--out", str(out), "--runs", str(tmp_path / "runs")]  # fmt: skip
-    subprocess.run(cmd, cwd=root, check=True, capture_output=True, timeout=300)
+    subprocess.run(cmd, cwd=root, check=True, capture_output=True, timeout=600)
     page = out.read_text()
     libraries = sum((root / f"checkpoints/{lib}_moves.pt").is_file() for lib, _ in LIBRARIES)
     assert page.count("Target: ") == 12 + libraries and "duplicate deals" in page
