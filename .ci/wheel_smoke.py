@@ -28,7 +28,9 @@ assert "site-packages" in qwirkle_env.__file__, qwirkle_env.__file__
 print("qwirkle_env", qwirkle_env.__version__, "from", Path(qwirkle_env.__file__).parent)
 
 api_test(qwirkle_env.env(), num_cycles=60)
-assert type(make_agent("learned")).__name__ == "ValueAgent"
+learned = make_agent("learned")  # a network per seat count: both files are in the wheel
+assert type(learned).__name__ == "BySeatCount" and sorted(learned.agents) == [2, 3, 4]
+assert type(make_agent("learned-search:budget=0.1")).__name__ == "LearnedSearchAgent"
 env = gymnasium.make("qwirkle_env/Qwirkle-v0", opponent="learned")
 obs, info = env.reset(seed=1)
 for _ in range(20):
@@ -36,7 +38,7 @@ for _ in range(20):
     obs, reward, done, truncated, info = env.step(int(legal[0]))
     if done or truncated:
         break
-print("api_test, make_agent('learned') and gymnasium.make(opponent='learned'): ok")
+print("api_test, make_agent('learned'), learned-search and gymnasium.make(opponent='learned'): ok")
 
 bin_dir = Path(sys.executable).parent
 qwirkle = str(bin_dir / "qwirkle")
