@@ -15,7 +15,7 @@ import numpy as np
 from ..engine.lines import COMPAT as COMPAT_TUPLE
 from ..jit import njit
 from ..spec import COPIES, END_BONUS, HAND_SIZE, MAX_PLAYERS, NUM_TYPES, win_share
-from .core import deal, give_points
+from .core import deal, give_points, remove_tile, sort_tiles
 from .move_state import BASE, C_PLAYERS, C_REWARD, FRONT, GRID
 from .move_table import scratch, show
 from .mt19937 import shuffle
@@ -117,27 +117,6 @@ def _can_place(s, i, hand) -> bool:
 
 # --- playing a row --------------------------------------------------------------------
 @njit(cache=True)
-def _remove(hand, n, t) -> int:
-    for j in range(n):
-        if hand[j] == t:
-            for k in range(j, n - 1):
-                hand[k] = hand[k + 1]
-            return n - 1
-    return n
-
-
-@njit(cache=True)
-def _sort(a, n):
-    for j in range(1, n):
-        x = a[j]
-        k = j - 1
-        while k >= 0 and a[k] > x:
-            a[k + 1] = a[k]
-            k -= 1
-        a[k + 1] = x
-
-
-@njit(cache=True)
 def play(s, i, row, hashes):
     """Game i's mover plays the move of ``row``, as Game.apply_placement (checked) or
     apply_exchange, and passes the turn on (or ends the game)."""
@@ -157,7 +136,7 @@ def play(s, i, row, hashes):
             grid[p] = 1 + t
             s.counts[i, t] += 1
             s.tiles[i] += 1
-            n = _remove(hand, n, t)
+            n = remove_tile(hand, n, t)
             r, c = p // GRID, p % GRID
             if first and j == 0:
                 s.box[i, 0], s.box[i, 1], s.box[i, 2], s.box[i, 3] = r, r, c, c
@@ -175,7 +154,7 @@ def play(s, i, row, hashes):
             hand[n + j] = s.bag[i, s.bag_n[i] - take + j]
         s.bag_n[i] -= take
         n += take
-        _sort(hand, n)
+        sort_tiles(hand, n)
         s.hand_n[i, seat] = n
         points = move[1]
         if n == 0:
@@ -189,13 +168,13 @@ def play(s, i, row, hashes):
         k = -k
         top = s.bag_n[i] - k
         for j in range(k):
-            n = _remove(hand, n, move[3 + 2 * j])
+            n = remove_tile(hand, n, move[3 + 2 * j])
         for j in range(k):  # draw k, then the returned tiles go back and the bag is shuffled
             hand[n + j] = s.bag[i, top + j]
             s.bag[i, top + j] = move[3 + 2 * j]
         shuffle(s.rng, s.rng_pos, i, s.bag[i], s.bag_n[i])
         n += k
-        _sort(hand, n)
+        sort_tiles(hand, n)
         _advance(s, i, False)
     if s.over[i]:
         _finish(s, i)
