@@ -151,7 +151,8 @@ def make_agent(spec: str) -> Agent:
         # torch: only when a checkpoint is asked for
         from agents.loading import by_seat_count, load_agent
 
-        learned = spec.strip().lower() == "learned" or path == shipped_dir() / SHIPPED["learned"]
+        # "learned", or its file under an old name: a network per seat count
+        learned = path == shipped_dir() / SHIPPED["learned"]
         agent = by_seat_count(learned_paths()) if learned else load_agent(path)
         agent.name = spec.strip()
         return agent

@@ -126,8 +126,7 @@ class BySeatCount(PlanningAgent):
         self.agents = dict(agents)
         for n, agent in self.agents.items():
             agent.check_players(n)
-        self.active = self.agents[min(self.agents)]
-        self.reset(0, min(self.agents), 0)
+        self.reset(0, min(self.agents), 0)  # sets the active network
 
     def check_players(self, num_players: int) -> None:
         if num_players not in self.agents:

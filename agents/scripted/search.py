@@ -44,13 +44,17 @@ def greedy_rollout(game: Game, turns: int | None, rng: random.Random) -> None:
         n += 1
 
 
-# The options of the search over a learned network's moves (agents.move_value.search),
-# written here so that the registry checks them without loading torch.
-LEARNED_SEARCH_OPTIONS = {
+# What every search simulates with; the heuristic's weights or a network choose its moves.
+SEARCH_OPTIONS = {
     "budget": Option(float, 0, 10, low_open=True, unit="CPU seconds per move"),
     "sims": Option(int, 1, 1000, none="the budget decides"),
     "k": Option(int, 1, 50),
     "depth": Option(int, 0, 20, none="roll out to the end"),
+}
+# The options of the search over a learned network's moves (agents.move_value.search),
+# written here so that the registry checks them without loading torch.
+LEARNED_SEARCH_OPTIONS = {
+    **SEARCH_OPTIONS,
     "prior": Option(float, 0, 10, unit="x the network's afterstate value in points"),
 }
 
@@ -64,10 +68,7 @@ class SearchAgent(PlanningAgent):
     that one move's work is bounded; :meth:`cancel` stops a move between simulations.
     """
 
-    OPTIONS = {
-        **{key: LEARNED_SEARCH_OPTIONS[key] for key in ("budget", "sims", "k", "depth")},
-        **WEIGHT_OPTIONS,
-    }
+    OPTIONS = {**SEARCH_OPTIONS, **WEIGHT_OPTIONS}
 
     def __init__(
         self,
