@@ -26,7 +26,7 @@ from ..spec import MAX_LINE, NUM_TYPES
 from .lines import COMPAT as _COMPAT
 from .lines import line_points
 
-__all__ = ["COMPILED", "board_placements", "grow"]
+__all__ = ["COMPILED", "axis_fit", "board_placements", "grow"]
 
 ALL = (1 << NUM_TYPES) - 1
 COMPAT = np.array(_COMPAT, dtype=np.int64)
@@ -48,7 +48,7 @@ def _side(grid, p, d):
 
 
 @njit(cache=True)
-def _axis(grid, p, d):
+def axis_fit(grid, p, d):
     """For empty p along d: (types that fit, length of the line a tile there makes)."""
     n1, t1, c1 = _side(grid, p, -d)
     n2, t2, c2 = _side(grid, p, d)
@@ -62,89 +62,94 @@ def _touches(grid, g, q) -> bool:
 
 
 @njit(cache=True)
-def _emit(out, count, cells, types, k, points, g, r0, c0) -> int:
-    if count < out.shape[0]:
-        row = out[count]
-        row[0] = k
-        row[1] = points
+def _emit(out, count, rows, cols, types, k, points) -> int:
+    if count < out.shape[0]:  # indexed, not through a row view: a view costs a refcount
+        out[count, 0] = k
+        out[count, 1] = points
         for j in range(k):
-            row[2 + 3 * j] = cells[j] // g + r0
-            row[3 + 3 * j] = cells[j] % g + c0
-            row[4 + 3 * j] = types[j]
+            out[count, 2 + 3 * j] = rows[j]
+            out[count, 3 + 3 * j] = cols[j]
+            out[count, 4 + 3 * j] = types[j]
         for j in range(2 + 3 * k, out.shape[1]):
-            row[j] = 0
+            out[count, j] = 0
     return count + 1
 
 
 # The walk's stack: one frame per tile placed after the anchor's (numba can't load a
 # recursive function from its cache, so the recursion of placements.py is a loop here).
 # A frame holds its run and, for the branch it is trying, the cell, candidates and grown run.
-LO, HI, COMPAT_, LEN, PERP, REST, FWD, NEXT, CAND, Q, RUN, NLO, NHI, NLEN, NPERP, BFWD = range(16)
+LO, HI, COMPAT_, LEN, PERP, REST, FWD, NEXT, CAND, Q, RUN, NLO, NHI, NLEN, NPERP, BFWD, QR, QC = (
+    range(18)
+)
 
 
 @njit(cache=True)
-def _extend(grid, g, d, lo, hi, compat, length, perp_pts, rest, cells, types, stack, out,
+def _extend(grid, g, d, lo, hi, compat, length, perp_pts, rest, rows, cols, types, st, out,
             count, r0, c0) -> int:  # fmt: skip
     """placements._extend and _branch: every run grown from [lo, hi] along d, forwards
-    then backwards, after the anchor's tile (cells[0], types[0])."""
+    then backwards, after the anchor's tile (rows[0], cols[0], types[0]). Frames are read as
+    st[sp, FIELD], not through row views, each of which would cost a reference count."""
     sp = 0
-    f = stack[0]
-    f[LO], f[HI], f[COMPAT_], f[LEN], f[PERP], f[REST] = lo, hi, compat, length, perp_pts, rest
-    f[FWD], f[NEXT], f[CAND] = 1, 0, 0
+    st[0, LO], st[0, HI], st[0, COMPAT_], st[0, LEN] = lo, hi, compat, length
+    st[0, PERP], st[0, REST], st[0, FWD], st[0, NEXT], st[0, CAND] = perp_pts, rest, 1, 0, 0
     while sp >= 0:
-        f = stack[sp]
-        if f[CAND] == 0:  # the next branch: 0 forwards past hi, 1 backwards before lo
-            which = f[NEXT]
+        if st[sp, CAND] == 0:  # the next branch: 0 forwards past hi, 1 backwards before lo
+            which = st[sp, NEXT]
             if which == 2:
                 sp -= 1
                 continue
-            f[NEXT] = which + 1
-            compat = f[COMPAT_]
+            st[sp, NEXT] = which + 1
+            compat = st[sp, COMPAT_]
             if which == 0:
-                if not f[FWD]:
+                if not st[sp, FWD]:
                     continue
-                q = f[HI] + d
+                q = st[sp, HI] + d
                 if _touches(grid, g, q):
                     n, beyond_types, beyond = _side(grid, q, d)
                     if beyond_types & ~compat:  # the tiles beyond q don't fit the run
                         continue
-                    fit, perp_len = _axis(grid, q, g if d == 1 else 1)
-                    f[RUN] = compat & beyond
-                    f[CAND] = f[RUN] & fit & f[REST]
-                    f[NLO], f[NHI], f[NLEN] = f[LO], f[HI] + d * (1 + n), f[LEN] + 1 + n
-                    f[NPERP] = f[PERP] + _points(perp_len)
+                    fit, perp_len = axis_fit(grid, q, g if d == 1 else 1)
+                    st[sp, RUN] = compat & beyond
+                    st[sp, CAND] = compat & beyond & fit & st[sp, REST]
+                    st[sp, NLO], st[sp, NHI] = st[sp, LO], st[sp, HI] + d * (1 + n)
+                    st[sp, NLEN] = st[sp, LEN] + 1 + n
+                    st[sp, NPERP] = st[sp, PERP] + _points(perp_len)
                 else:
-                    f[RUN] = compat
-                    f[CAND] = compat & f[REST]
-                    f[NLO], f[NHI], f[NLEN], f[NPERP] = f[LO], f[HI] + d, f[LEN] + 1, f[PERP]
-                f[BFWD] = 1
+                    st[sp, RUN] = compat
+                    st[sp, CAND] = compat & st[sp, REST]
+                    st[sp, NLO], st[sp, NHI] = st[sp, LO], st[sp, HI] + d
+                    st[sp, NLEN], st[sp, NPERP] = st[sp, LEN] + 1, st[sp, PERP]
+                st[sp, BFWD] = 1
             else:
-                q = f[LO] - d
+                q = st[sp, LO] - d
                 if _touches(grid, g, q):  # an anchor there grows this placement itself
                     continue
-                f[RUN] = compat
-                f[CAND] = compat & f[REST]
-                f[NLO], f[NHI], f[NLEN], f[NPERP] = f[LO] - d, f[HI], f[LEN] + 1, f[PERP]
-                f[BFWD] = 0
-            f[Q] = q
+                st[sp, RUN] = compat
+                st[sp, CAND] = compat & st[sp, REST]
+                st[sp, NLO], st[sp, NHI] = st[sp, LO] - d, st[sp, HI]
+                st[sp, NLEN], st[sp, NPERP] = st[sp, LEN] + 1, st[sp, PERP]
+                st[sp, BFWD] = 0
+            st[sp, Q] = q
+            if st[sp, CAND]:  # where the tile goes, in table coordinates, worked out once
+                st[sp, QR], st[sp, QC] = q // g + r0, q % g + c0
             continue
-        cand = f[CAND]
+        cand = st[sp, CAND]
         low = cand & -cand
         t = 0
         while not (low >> t) & 1:
             t += 1
-        f[CAND] = cand ^ low
+        st[sp, CAND] = cand ^ low
         k = sp + 1  # tiles placed before this one
-        cells[k] = f[Q]
-        types[k] = t
-        count = _emit(out, count, cells, types, k + 1, _points(f[NLEN]) + f[NPERP], g, r0, c0)
-        left = f[REST] & ~low
-        if left and f[NLEN] < MAX_LINE:
-            sp += 1
-            h = stack[sp]
-            h[LO], h[HI], h[COMPAT_] = f[NLO], f[NHI], f[RUN] & COMPAT[t]
-            h[LEN], h[PERP], h[REST], h[FWD] = f[NLEN], f[NPERP], left, f[BFWD]
-            h[NEXT], h[CAND] = 0, 0
+        rows[k], cols[k], types[k] = st[sp, QR], st[sp, QC], t
+        nlen = st[sp, NLEN]
+        count = _emit(out, count, rows, cols, types, k + 1, _points(nlen) + st[sp, NPERP])
+        left = st[sp, REST] & ~low
+        if left and nlen < MAX_LINE:
+            u = sp + 1
+            st[u, LO], st[u, HI], st[u, COMPAT_] = st[sp, NLO], st[sp, NHI], st[sp, RUN] & COMPAT[t]
+            st[u, LEN], st[u, PERP], st[u, REST] = nlen, st[sp, NPERP], left
+            st[u, FWD], st[u, NEXT], st[u, CAND] = st[sp, BFWD], 0, 0
+            sp = u
     return count
 
 
@@ -155,9 +160,10 @@ def grow(grid, g, anchors, n_anchors, hand, r0, c0, out) -> int:
 
     Returns how many placements there are: more than ``len(out)`` means ``out`` was too
     short (the rows past its end were not written) and the call should be repeated."""
-    cells = np.zeros(MAX_LINE, np.int64)
+    rows = np.zeros(MAX_LINE, np.int64)
+    cols = np.zeros(MAX_LINE, np.int64)
     types = np.zeros(MAX_LINE, np.int64)
-    stack = np.zeros((MAX_LINE, 16), np.int64)
+    stack = np.zeros((MAX_LINE, 18), np.int64)
     count = 0
     for a in range(n_anchors):
         p = anchors[a]
@@ -178,22 +184,22 @@ def grow(grid, g, anchors, n_anchors, hand, r0, c0, out) -> int:
         if single == 0:
             single = 1
         cand = fit_h & fit_v & hand
+        rows[0], cols[0] = p // g + r0, p % g + c0
         while cand:
             low = cand & -cand
             t = 0
             while not (low >> t) & 1:
                 t += 1
             cand ^= low
-            cells[0] = p
             types[0] = t
-            count = _emit(out, count, cells, types, 1, single, g, r0, c0)
+            count = _emit(out, count, rows, cols, types, 1, single)
             rest = hand & ~low
             if not rest:
                 continue
             count = _extend(grid, g, 1, p - nl, p + nr, cl & cr & COMPAT[t], len_h, pts_v,
-                            rest, cells, types, stack, out, count, r0, c0)  # fmt: skip
+                            rest, rows, cols, types, stack, out, count, r0, c0)  # fmt: skip
             count = _extend(grid, g, g, p - nu * g, p + nd * g, cu & cd & COMPAT[t], len_v,
-                            pts_h, rest, cells, types, stack, out, count, r0, c0)  # fmt: skip
+                            pts_h, rest, rows, cols, types, stack, out, count, r0, c0)  # fmt: skip
     return count
 
 
@@ -201,16 +207,21 @@ def grow(grid, g, anchors, n_anchors, hand, r0, c0, out) -> int:
 def board_placements(grid, g, box, hand, r0, c0, out) -> int:
     """``grow`` on a ``Board``'s grid: the anchors are the cells with negative codes
     around ``box`` (min row, max row, min col, max col, grid coordinates), taken in the
-    order they joined the frontier."""
-    seq = np.empty((box[1] - box[0] + 3) * (box[3] - box[2] + 3), np.int64)
-    at = np.empty_like(seq)
-    n = 0
+    order they joined the frontier (their codes' ranks, each rank once: no sort needed)."""
+    size = (box[1] - box[0] + 3) * (box[3] - box[2] + 3)
+    top = 0
+    for r in range(box[0] - 1, box[1] + 2):
+        for c in range(box[2] - 1, box[3] + 2):
+            top = max(top, -grid[r * g + c])
+    at = np.full(max(top, size), -1, np.int64)  # at[k]: the cell ranked k, if still a frontier cell
     for r in range(box[0] - 1, box[1] + 2):
         for c in range(box[2] - 1, box[3] + 2):
             code = grid[r * g + c]
             if code < 0:
-                seq[n] = -1 - code
-                at[n] = r * g + c
-                n += 1
-    anchors = at[:n][np.argsort(seq[:n])]
-    return grow(grid, g, anchors, n, hand, r0, c0, out)
+                at[-1 - code] = r * g + c
+    n = 0
+    for k in range(top):
+        if at[k] >= 0:
+            at[n] = at[k]
+            n += 1
+    return grow(grid, g, at, n, hand, r0, c0, out)
