@@ -9,8 +9,10 @@ from the chance that they hold each type, with no sampling noise, which is what 
 between moves needs. Our next move is described likewise: from the kept tiles alone, from
 the kept tiles topped up by a random draw, and as an expectation over the draw.
 
-A look costs a board copy and a few move generations per move, so ``Candidates`` makes it
-only for the moves its cheap features rank best (``LookAhead.shortlist``).
+A look costs a few move generations per move, so ``Candidates`` makes it only for the
+moves its cheap features rank best (``LookAhead.shortlist``). They run compiled on the
+board's own grid (``afterstate.values_after``); ``reference_values`` is the same look on a
+board copy in Python, which serves where the compiled one cannot and which tests hold it to.
 """
 
 from __future__ import annotations
@@ -18,6 +20,9 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
+import numpy as np
+
+from agents.move_value.afterstate import values_after
 from qwirkle_env.engine.board import LEN_H, LEN_V, Board
 from qwirkle_env.engine.hand import HAND_SIZE
 from qwirkle_env.engine.lines import ids_of, line_points, mask_of
@@ -77,9 +82,20 @@ class TurnLookAhead:
             self.draw = rng.sample(pool, min(HAND_SIZE, pos.bag_size, len(pool)))
         self.bag_size = pos.bag_size
         self.our_chance: dict[int, list[float]] = {}  # per number of tiles we would draw
+        self.opp_masks = np.array(self.opp, np.int64)  # the compiled look's forms of them
+        self.their = np.array(self.their_chance, np.float64)
 
     def values(self, items, kept: list[int]) -> tuple[float, ...]:
         """LOOK_AHEAD_FEATURES after placing ``items`` (none: an exchange), keeping ``kept``."""
+        mine = kept + self.draw[: HAND_SIZE - len(kept)] if self.draw else kept
+        ours = np.array(self._our_chance(kept), np.float64)
+        found = values_after(self.board, items, self.opp_masks, self.exact, self.held,
+                             mask_of(mine), mask_of(kept), len(mine) == len(kept), self.their,
+                             ours)  # fmt: skip
+        return self.reference_values(items, kept) if found is None else found
+
+    def reference_values(self, items, kept: list[int]) -> tuple[float, ...]:
+        """``values`` on a copy of the board, in Python."""
         board = self.board
         if items:
             board = board.copy()

@@ -1,0 +1,183 @@
+"""The look ahead's numbers on the table after a move, in compiled code, with no board copy.
+
+``TurnLookAhead.values`` copies the board, puts the move down and lists every placement of
+a few hands on the copy. Here the move's tiles are written into the board's own grid of
+cell codes (``Board.code_grid``) for the length of one kernel call and taken out again;
+the frontier after the move is the board's frontier cells still empty plus the empty
+cells beside the new tiles, and the engine's compiled generator (``engine/movegen.grow``)
+lists the replies from it. The numbers are the Python look ahead's, bit for bit
+(``tests/agents/test_afterstate.py``): the same maxima, and ``expected_best_tile``'s sum
+in the same order of the same floating-point operations.
+
+``values_after`` returns None where the kernel cannot serve: numba missing, a table with
+no grid, or tiles that would come within ``GRID_MARGIN`` of the grid's edge (the board
+would grow its grid there); the caller then takes the Python path.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from qwirkle_env.engine.board import GRID_MARGIN, Board, Cell
+from qwirkle_env.engine.lines import line_points
+from qwirkle_env.engine.movegen import COMPILED, axis_fit, grow
+from qwirkle_env.engine.placements import WIDTH
+from qwirkle_env.jit import njit
+from qwirkle_env.spec import END_BONUS
+
+__all__ = ["values_after"]
+
+_points = njit(cache=True)(line_points)
+
+
+@njit(cache=True)
+def _frontier(grid, g, box, cells, n_cells, anchors) -> int:
+    """The frontier after the move (its tiles already in ``grid``): the board's frontier
+    cells (negative codes, within a cell of ``box``) not covered, then the empty cells
+    beside the new tiles, each once. Order does not matter here: only maxima and sorted
+    sums are taken from it."""
+    n = 0
+    for r in range(box[0] - 1, box[1] + 2):
+        for c in range(box[2] - 1, box[3] + 2):
+            p = r * g + c
+            if grid[p] < 0:
+                anchors[n] = p
+                n += 1
+    listed = n
+    for j in range(n_cells):
+        p = cells[j]
+        for q in (p - 1, p + 1, p - g, p + g):
+            if grid[q] != 0:
+                continue
+            seen = False
+            for k in range(listed, n):
+                if anchors[k] == q:
+                    seen = True
+                    break
+            if not seen:
+                anchors[n] = q
+                n += 1
+    return n
+
+
+@njit(cache=True)
+def _best(grid, g, anchors, n, hand, exact, held, out):
+    """(most points of one placement of the hand mask, whether one goes out): the end
+    bonus added to each placement of ``held`` tiles when the hand is known (``exact``)."""
+    count = grow(grid, g, anchors, n, hand, 0, 0, out)
+    if count > out.shape[0]:
+        out = np.empty((count, WIDTH), np.int64)
+        grow(grid, g, anchors, n, hand, 0, 0, out)
+    best = 0
+    gone = False
+    for k in range(count):
+        pts = out[k, 1]
+        if exact and out[k, 0] == held:
+            pts += END_BONUS
+            gone = True
+        best = max(best, pts)
+    return best, gone
+
+
+@njit(cache=True)
+def _expected(grid, g, anchors, n, chance, spot_pts, spot_p) -> float:
+    """``look_ahead.expected_best_tile`` on the grid: the spots sorted by points, then
+    chance, both falling, and summed in that order."""
+    m = 0
+    for a in range(n):
+        q = anchors[a]
+        fit_h, len_h = axis_fit(grid, q, 1)
+        fit_v, len_v = axis_fit(grid, q, g)
+        fit = fit_h & fit_v
+        miss = 1.0
+        while fit:
+            low = fit & -fit
+            t = 0
+            while not (low >> t) & 1:
+                t += 1
+            miss *= 1.0 - chance[t]
+            fit ^= low
+        p = 1.0 - miss
+        if not p > 0.0:
+            continue
+        pts = _points(len_h) + _points(len_v)
+        if pts == 0:
+            pts = 1
+        k = m  # insertion: after every spot worth more, or as much with a chance as high
+        while k > 0 and (spot_pts[k - 1] < pts or (spot_pts[k - 1] == pts and spot_p[k - 1] < p)):
+            spot_pts[k] = spot_pts[k - 1]
+            spot_p[k] = spot_p[k - 1]
+            k -= 1
+        spot_pts[k] = pts
+        spot_p[k] = p
+        m += 1
+    expected, none_yet = 0.0, 1.0
+    for k in range(m):
+        expected += spot_pts[k] * spot_p[k] * none_yet
+        none_yet *= 1.0 - spot_p[k]
+        if none_yet < 1e-6:
+            break
+    return expected
+
+
+@njit(cache=True)
+def _values(grid, g, box, cells, types, opp, exact, held, mine, kept, same, their, ours):
+    saved = np.empty(len(cells), grid.dtype)
+    for j in range(len(cells)):
+        saved[j] = grid[cells[j]]
+        grid[cells[j]] = 1 + types[j]
+    anchors = np.empty((box[1] - box[0] + 3) * (box[3] - box[2] + 3) + 4 * len(cells), np.int64)
+    n = _frontier(grid, g, box, cells, len(cells), anchors)
+    out = np.empty((256, WIDTH), np.int64)
+    total, gone = 0.0, False
+    for h in range(len(opp)):
+        best, out_h = _best(grid, g, anchors, n, opp[h], exact, held, out)
+        total += best
+        gone = gone or out_h
+    topped, _ = _best(grid, g, anchors, n, mine, False, 0, out)
+    own = topped
+    if not same:
+        own, _ = _best(grid, g, anchors, n, kept, False, 0, out)
+    spot_pts = np.empty(n, np.int64)
+    spot_p = np.empty(n, np.float64)
+    reply = _expected(grid, g, anchors, n, their, spot_pts, spot_p)
+    nxt = _expected(grid, g, anchors, n, ours, spot_pts, spot_p)
+    for j in range(len(cells)):
+        grid[cells[j]] = saved[j]
+    return total, gone, topped, reply, own, nxt
+
+
+def values_after(
+    board: Board,
+    items: tuple[tuple[Cell, int], ...] | list[tuple[Cell, int]],
+    opp: np.ndarray,
+    exact: bool,
+    held: int,
+    mine: int,
+    kept: int,
+    same: bool,
+    their: np.ndarray,
+    ours: np.ndarray,
+) -> tuple[float, float, float, float, float, float] | None:
+    """``TurnLookAhead.values``' six numbers after placing ``items`` (none: an exchange) on
+    a non-empty ``board``, or None where the compiled path cannot serve. ``opp``: the
+    opponent hand masks (int64); ``mine``/``kept``: our next hand's masks, topped up and
+    not, ``same`` when they hold as many tiles; ``their``/``ours``: P(holding each type)."""
+    coded = board.code_grid if COMPILED else None
+    if coded is None:
+        return None
+    grid, g, r0, c0 = coded
+    lo, hi = GRID_MARGIN, g - GRID_MARGIN
+    cells = np.empty(len(items), np.int64)
+    types = np.empty(len(items), np.int64)
+    for j, ((r, c), t) in enumerate(items):
+        if not (lo <= r - r0 < hi and lo <= c - c0 < hi):
+            return None
+        cells[j] = (r - r0) * g + c - c0
+        types[j] = t
+    top, bottom, left, right = board.bounds()
+    box = np.array((top - r0, bottom - r0, left - c0, right - c0), np.int64)
+    total, gone, topped, reply, own, nxt = _values(
+        grid, g, box, cells, types, opp, exact, held, mine, kept, same, their, ours
+    )
+    return (total / max(len(opp), 1), float(gone), topped, reply, own, nxt)
