@@ -2,12 +2,15 @@
 
     python benchmarks/training_throughput.py                  # about 5 minutes
     python benchmarks/training_throughput.py --seconds 60 --ppo-iterations 2
+    python benchmarks/training_throughput.py --shortlists 6 20 --no-ppo
 
 Rows, measured one after the other in one run:
 
 - ``td``: agents.move_value.td's self-play collection (every seat the learner, the default
-  temperature), with 1 and with ``--processes`` worker processes; then one update on the
-  batch, as agents.move_value.td.train does it.
+  temperature), with 1 and with ``--processes`` worker processes, for each shortlist of
+  ``--shortlists`` (moves looked at two moves ahead a turn: 6 in self-play by default, 20
+  in the shipped agent's fine-tune); then one update on the batch, as
+  agents.move_value.td.train does it. The network is untrained (it plays as greedy).
 - ``ppo``: agents.tile_ppo.ppo's collection on the AEC envs (rollout_steps learner sub-steps from
   num_envs games stepped together, one batched forward per sub-step), then its update,
   from the tile-level checkpoint's weights after a warm-up of about one game per env (as
@@ -38,9 +41,9 @@ from agents.move_value.network import MoveValueNet  # noqa: E402
 from agents.move_value.td import TDConfig, fit_values, one_thread, play_task  # noqa: E402
 
 
-def td_row(processes: int, seconds: float, seed: int) -> dict:
+def td_row(processes: int, seconds: float, seed: int, shortlist: int) -> dict:
     """Self-play games until ``seconds`` have passed, then one update on what was played."""
-    cfg = TDConfig(processes=processes)
+    cfg = TDConfig(processes=processes, shortlist=shortlist)
     net = MoveValueNet()
     layers = net.numpy_layers()
     rng = random.Random(seed)
@@ -105,18 +108,22 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=30.0, help="TD collection per row")
     parser.add_argument("--processes", type=int, default=2)
+    parser.add_argument("--shortlists", type=int, nargs="+", default=[6, 20],
+                        help="TD look-ahead shortlists, a pair of rows each")  # fmt: skip
+    parser.add_argument("--no-ppo", action="store_true", help="skip the PPO row")
     parser.add_argument("--ppo-iterations", type=int, default=2)
     parser.add_argument("--ppo-ckpt", default="checkpoints/tile_ppo.pt", help="its weights")
     parser.add_argument("--ppo-envs", type=int, default=16)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
-    rows = [
-        ("td (agents.move_value.td), 1 process", td_row(1, args.seconds, args.seed)),
-        (f"td (agents.move_value.td), {args.processes} processes",
-         td_row(args.processes, args.seconds, args.seed)),
-        (f"ppo (agents.tile_ppo.ppo, aec, {args.ppo_envs} envs)",
-         ppo_row(args.ppo_iterations, args.ppo_envs, args.ppo_ckpt)),
-    ]  # fmt: skip
+    rows = []
+    for k in args.shortlists:
+        for n in (1, args.processes):
+            name = f"td (agents.move_value.td), shortlist {k}, {n} process{'es' * (n > 1)}"
+            rows.append((name, td_row(n, args.seconds, args.seed, k)))
+    if not args.no_ppo:
+        rows.append((f"ppo (agents.tile_ppo.ppo, aec, {args.ppo_envs} envs)",
+                     ppo_row(args.ppo_iterations, args.ppo_envs, args.ppo_ckpt)))  # fmt: skip
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"python {platform.python_version()}, {os.cpu_count()} CPUs, wall clock, "
           f"load average {load:.1f} at the end")  # fmt: skip

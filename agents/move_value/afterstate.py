@@ -61,14 +61,16 @@ def _frontier(grid, g, box, cells, n_cells, anchors) -> int:
 
 
 @njit(cache=True)
-def _best(grid, g, anchors, n, hand, exact, held, out):
-    """(most points of one placement of the hand mask, whether one goes out): the end
-    bonus added to each placement of ``held`` tiles when the hand is known (``exact``)."""
+def _best(grid, g, anchors, n, hand, exact, held, sub, out):
+    """(most points of one placement of the hand mask, whether one goes out, most points
+    of one using only the types of ``sub``, a part of the hand): the end bonus added to
+    each placement of ``held`` tiles when the hand is known (``exact``). A placement never
+    holds a type twice, so the part's best is among the hand's placements."""
     count = grow(grid, g, anchors, n, hand, 0, 0, out)
     if count > out.shape[0]:
         out = np.empty((count, WIDTH), np.int64)
         grow(grid, g, anchors, n, hand, 0, 0, out)
-    best = 0
+    best = part = 0
     gone = False
     for k in range(count):
         pts = out[k, 1]
@@ -76,7 +78,13 @@ def _best(grid, g, anchors, n, hand, exact, held, out):
             pts += END_BONUS
             gone = True
         best = max(best, pts)
-    return best, gone
+        if sub and pts > part:
+            used = 0
+            for j in range(out[k, 0]):
+                used |= np.int64(1) << out[k, 4 + 3 * j]
+            if not used & ~sub:
+                part = pts
+    return best, gone, part
 
 
 @njit(cache=True)
@@ -131,13 +139,13 @@ def _values(grid, g, box, cells, types, opp, exact, held, mine, kept, same, thei
     out = np.empty((256, WIDTH), np.int64)
     total, gone = 0.0, False
     for h in range(len(opp)):
-        best, out_h = _best(grid, g, anchors, n, opp[h], exact, held, out)
+        best, out_h, _ = _best(grid, g, anchors, n, opp[h], exact, held, 0, out)
         total += best
         gone = gone or out_h
-    topped, _ = _best(grid, g, anchors, n, mine, False, 0, out)
-    own = topped
-    if not same:
-        own, _ = _best(grid, g, anchors, n, kept, False, 0, out)
+    # our next move from the kept tiles topped up, and (a part of it) from them alone
+    topped, _, own = _best(grid, g, anchors, n, mine, False, 0, kept, out)
+    if same:
+        own = topped
     spot_pts = np.empty(n, np.int64)
     spot_p = np.empty(n, np.float64)
     reply = _expected(grid, g, anchors, n, their, spot_pts, spot_p)
