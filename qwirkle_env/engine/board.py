@@ -483,15 +483,15 @@ class Board:
             return rows_of(opening_placements(hand))
         if self._grid is None or not _movegen_ready():
             return rows_of(grown_placements(self._front, hand))
-        box = self.bounds()
+        top, bottom, left, right = self._box or self.bounds()
         r0, c0 = self._r0, self._c0
-        local = (box[0] - r0, box[1] - r0, box[2] - c0, box[3] - c0)
+        local = (top - r0, bottom - r0, left - c0, right - c0)
         grid = self._grid
         out = np.empty((256, WIDTH), np.int64)
-        count = _movegen.board_placements(grid, self._g, local, hand, r0, c0, out)
-        if count > len(out):
+        count = _movegen.board_placements(grid, self._g, local, self._seq, hand, r0, c0, out)
+        if count > 256:
             out = np.empty((count, WIDTH), np.int64)
-            _movegen.board_placements(grid, self._g, local, hand, r0, c0, out)
+            _movegen.board_placements(grid, self._g, local, self._seq, hand, r0, c0, out)
         return out[:count]
 
     def _grid_cover(self, new_cells: list[Cell]) -> None:

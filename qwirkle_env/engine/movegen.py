@@ -204,23 +204,19 @@ def grow(grid, g, anchors, n_anchors, hand, r0, c0, out) -> int:
 
 
 @njit(cache=True)
-def board_placements(grid, g, box, hand, r0, c0, out) -> int:
+def board_placements(grid, g, box, ranks, hand, r0, c0, out) -> int:
     """``grow`` on a ``Board``'s grid: the anchors are the cells with negative codes
     around ``box`` (min row, max row, min col, max col, grid coordinates), taken in the
-    order they joined the frontier (their codes' ranks, each rank once: no sort needed)."""
-    size = (box[1] - box[0] + 3) * (box[3] - box[2] + 3)
-    top = 0
-    for r in range(box[0] - 1, box[1] + 2):
-        for c in range(box[2] - 1, box[3] + 2):
-            top = max(top, -grid[r * g + c])
-    at = np.full(max(top, size), -1, np.int64)  # at[k]: the cell ranked k, if still a frontier cell
+    order they joined the frontier: codes -1 to -``ranks``, each rank once, so each cell
+    is put in its place instead of sorted."""
+    at = np.full(ranks, -1, np.int64)  # at[k]: the cell ranked k, if still a frontier cell
     for r in range(box[0] - 1, box[1] + 2):
         for c in range(box[2] - 1, box[3] + 2):
             code = grid[r * g + c]
             if code < 0:
                 at[-1 - code] = r * g + c
     n = 0
-    for k in range(top):
+    for k in range(ranks):
         if at[k] >= 0:
             at[n] = at[k]
             n += 1
