@@ -1,24 +1,26 @@
 """The look ahead's numbers on the table after a move, in compiled code, with no board copy.
 
-``TurnLookAhead.values`` copies the board, puts the move down and lists every placement of
-a few hands on the copy. Here the move's tiles are written into the board's own grid of
-cell codes (``Board.code_grid``) for the length of one kernel call and taken out again;
+The Python look (``TurnLookAhead.reference_values``) copies the board, puts the move down
+and lists every placement of a few hands on the copy. Here each move's tiles are written
+into the board's own grid of cell codes (``Board.code_grid``) and taken out again, all
+the moves of a turn in one kernel call;
 the frontier after the move is the board's frontier cells still empty plus the empty
 cells beside the new tiles, and the engine's compiled generator (``engine/movegen.grow``)
 lists the replies from it. The numbers are the Python look ahead's, bit for bit
-(``tests/agents/test_afterstate.py``): the same maxima, and ``expected_best_tile``'s sum
+(``tests/agents/move_value/test_afterstate.py``): the same maxima, and ``expected_best_tile``'s sum
 in the same order of the same floating-point operations.
 
-``values_after`` returns None where the kernel cannot serve: numba missing, a table with
-no grid, or tiles that would come within ``GRID_MARGIN`` of the grid's edge (the board
-would grow its grid there); the caller then takes the Python path.
+``values_after`` (every move of a turn in one call) returns None where the kernel cannot
+serve: numba missing, a table with no grid, or tiles that would come within
+``GRID_MARGIN`` of the grid's edge (the board would grow its grid there); the caller then
+takes the Python path.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from qwirkle_env.engine.board import GRID_MARGIN, Board, Cell
+from qwirkle_env.engine.board import GRID_MARGIN, Board
 from qwirkle_env.engine.lines import line_points
 from qwirkle_env.engine.movegen import COMPILED, axis_fit, grow
 from qwirkle_env.engine.placements import WIDTH
@@ -129,63 +131,83 @@ def _expected(grid, g, anchors, n, chance, spot_pts, spot_p) -> float:
 
 
 @njit(cache=True)
-def _values(grid, g, box, cells, types, opp, exact, held, mine, kept, same, their, ours):
-    saved = np.empty(len(cells), grid.dtype)
-    for j in range(len(cells)):
-        saved[j] = grid[cells[j]]
-        grid[cells[j]] = 1 + types[j]
-    anchors = np.empty((box[1] - box[0] + 3) * (box[3] - box[2] + 3) + 4 * len(cells), np.int64)
-    n = _frontier(grid, g, box, cells, len(cells), anchors)
+def _values(grid, g, box, cells, types, counts, opp, exact, held, mine, kept, same, their,
+            drawn, chances, res):  # fmt: skip
+    """Each move's six numbers into ``res``; move j places ``counts[j]`` tiles
+    (``cells[j]``, ``types[j]``) and then holds ``mine[j]``, ``kept[j]`` alone; our chance
+    of each type is ``chances[drawn[j]]``, a kept type's 1."""
+    room = (box[1] - box[0] + 3) * (box[3] - box[2] + 3) + 4 * cells.shape[1]
+    anchors = np.empty(room, np.int64)
+    spot_pts = np.empty(room, np.int64)
+    spot_p = np.empty(room, np.float64)
+    saved = np.empty(cells.shape[1], grid.dtype)
+    ours = np.empty(chances.shape[1], np.float64)
     out = np.empty((256, WIDTH), np.int64)
-    total, gone = 0.0, False
-    for h in range(len(opp)):
-        best, out_h, _ = _best(grid, g, anchors, n, opp[h], exact, held, 0, out)
-        total += best
-        gone = gone or out_h
-    # our next move from the kept tiles topped up, and (a part of it) from them alone
-    topped, _, own = _best(grid, g, anchors, n, mine, False, 0, kept, out)
-    if same:
-        own = topped
-    spot_pts = np.empty(n, np.int64)
-    spot_p = np.empty(n, np.float64)
-    reply = _expected(grid, g, anchors, n, their, spot_pts, spot_p)
-    nxt = _expected(grid, g, anchors, n, ours, spot_pts, spot_p)
-    for j in range(len(cells)):
-        grid[cells[j]] = saved[j]
-    return total, gone, topped, reply, own, nxt
+    for j in range(len(counts)):
+        k = counts[j]
+        for i in range(k):
+            saved[i] = grid[cells[j, i]]
+            grid[cells[j, i]] = 1 + types[j, i]
+        n = _frontier(grid, g, box, cells[j], k, anchors)
+        total, gone = 0.0, False
+        for h in range(len(opp)):
+            best, out_h, _ = _best(grid, g, anchors, n, opp[h], exact, held, 0, out)
+            total += best
+            gone = gone or out_h
+        # our next move from the kept tiles topped up, and (a part of it) from them alone
+        topped, _, own = _best(grid, g, anchors, n, mine[j], False, 0, kept[j], out)
+        if same[j]:
+            own = topped
+        for t in range(len(ours)):
+            ours[t] = 1.0 if (kept[j] >> t) & 1 else chances[drawn[j], t]
+        res[j, 0] = total / max(len(opp), 1)
+        res[j, 1] = 1.0 if gone else 0.0
+        res[j, 2] = topped
+        res[j, 3] = _expected(grid, g, anchors, n, their, spot_pts, spot_p)
+        res[j, 4] = own
+        res[j, 5] = _expected(grid, g, anchors, n, ours, spot_pts, spot_p)
+        for i in range(k):
+            grid[cells[j, i]] = saved[i]
 
 
 def values_after(
     board: Board,
-    items: tuple[tuple[Cell, int], ...] | list[tuple[Cell, int]],
+    moves: list,
     opp: np.ndarray,
     exact: bool,
     held: int,
-    mine: int,
-    kept: int,
-    same: bool,
+    mine: np.ndarray,
+    kept: np.ndarray,
+    same: np.ndarray,
     their: np.ndarray,
-    ours: np.ndarray,
-) -> tuple[float, float, float, float, float, float] | None:
-    """``TurnLookAhead.values``' six numbers after placing ``items`` (none: an exchange) on
-    a non-empty ``board``, or None where the compiled path cannot serve. ``opp``: the
-    opponent hand masks (int64); ``mine``/``kept``: our next hand's masks, topped up and
-    not, ``same`` when they hold as many tiles; ``their``/``ours``: P(holding each type)."""
+    drawn: np.ndarray,
+    chances: np.ndarray,
+) -> np.ndarray | None:
+    """``TurnLookAhead.values``' six numbers for each move of a turn, one row each, on a
+    non-empty ``board``, or None where the compiled path cannot serve. ``moves``: each
+    move's ``((cell, tile_id), ...)`` (empty: an exchange); ``opp``: the opponent hand
+    masks; per move, ``mine``/``kept``: our next hand's masks, topped up and not, ``same``
+    when they hold as many tiles, ``drawn``: the row of ``chances`` (P(we hold each type),
+    by how many tiles we would draw) to read; ``their``: P(they hold each type)."""
     coded = board.code_grid if COMPILED else None
     if coded is None:
         return None
     grid, g, r0, c0 = coded
     lo, hi = GRID_MARGIN, g - GRID_MARGIN
-    cells = np.empty(len(items), np.int64)
-    types = np.empty(len(items), np.int64)
-    for j, ((r, c), t) in enumerate(items):
-        if not (lo <= r - r0 < hi and lo <= c - c0 < hi):
-            return None
-        cells[j] = (r - r0) * g + c - c0
-        types[j] = t
+    width = max((len(items) for items in moves), default=0) or 1
+    cells = np.zeros((len(moves), width), np.int64)
+    types = np.zeros((len(moves), width), np.int64)
+    counts = np.zeros(len(moves), np.int64)
+    for j, items in enumerate(moves):
+        counts[j] = len(items)
+        for i, ((r, c), t) in enumerate(items):
+            if not (lo <= r - r0 < hi and lo <= c - c0 < hi):
+                return None
+            cells[j, i] = (r - r0) * g + c - c0
+            types[j, i] = t
     top, bottom, left, right = board.bounds()
     box = np.array((top - r0, bottom - r0, left - c0, right - c0), np.int64)
-    total, gone, topped, reply, own, nxt = _values(
-        grid, g, box, cells, types, opp, exact, held, mine, kept, same, their, ours
-    )
-    return (total / max(len(opp), 1), float(gone), topped, reply, own, nxt)
+    res = np.empty((len(moves), 6), np.float64)
+    _values(grid, g, box, cells, types, counts, opp, exact, held, mine, kept, same, their,
+            drawn, chances, res)  # fmt: skip
+    return res

@@ -39,17 +39,20 @@ class Candidates(MoveRows):
         self.position = position  # for the look ahead; None on an empty table
 
     def look_ahead(self, rows, rng: random.Random, how: LookAhead = DEFAULT_LOOK_AHEAD) -> None:
-        """Fills the look-ahead features of these rows (a board copy each, so only for a
-        shortlist); ``rng`` deals the hidden tiles."""
+        """Fills the look-ahead features of these rows (a few move generations each, so
+        only for a shortlist); ``rng`` deals the hidden tiles."""
         if self.position is None:
             return
         ahead = TurnLookAhead(self.position, rng, how)
+        looked, moves = [], []
         for i in rows:
             kind, what = self.move(i)
             if kind == "place" and self.features[i, GOES_OUT]:
                 continue  # the game is over
-            items = what if kind == "place" else ()
-            self.features[i, _AHEAD] = np.divide(ahead.values(items, self.kept(i)), _AHEAD_SCALE)
+            looked.append(i)
+            moves.append((what if kind == "place" else (), self.kept(i)))
+        if looked:
+            self.features[looked, _AHEAD] = ahead.values_of(moves) / _AHEAD_SCALE
 
 
 def candidates(pos: Position) -> Candidates:

@@ -27,7 +27,7 @@ from qwirkle_env.engine.board import LEN_H, LEN_V, Board
 from qwirkle_env.engine.hand import HAND_SIZE
 from qwirkle_env.engine.lines import ids_of, line_points, mask_of
 from qwirkle_env.position import Position, chance_opponent_holds
-from qwirkle_env.spec import END_BONUS
+from qwirkle_env.spec import END_BONUS, NUM_TYPES
 
 # The values a look returns, in this order (points, or 0/1 for reply_goes_out).
 LOOK_AHEAD_FEATURES = (
@@ -87,12 +87,28 @@ class TurnLookAhead:
 
     def values(self, items, kept: list[int]) -> tuple[float, ...]:
         """LOOK_AHEAD_FEATURES after placing ``items`` (none: an exchange), keeping ``kept``."""
-        mine = kept + self.draw[: HAND_SIZE - len(kept)] if self.draw else kept
-        ours = np.array(self._our_chance(kept), np.float64)
-        found = values_after(self.board, items, self.opp_masks, self.exact, self.held,
-                             mask_of(mine), mask_of(kept), len(mine) == len(kept), self.their,
-                             ours)  # fmt: skip
-        return self.reference_values(items, kept) if found is None else found
+        return tuple(self.values_of([(items, kept)])[0].tolist())
+
+    def values_of(self, moves: list[tuple[tuple, list[int]]]) -> np.ndarray:
+        """``values`` of each (items, kept) move, one row each, in one compiled call."""
+        n = len(moves)
+        mine = np.empty(n, np.int64)
+        kept = np.empty(n, np.int64)
+        same = np.empty(n, np.bool_)
+        drawn = np.empty(n, np.int64)
+        for j, (_, keep) in enumerate(moves):
+            topped = keep + self.draw[: HAND_SIZE - len(keep)] if self.draw else keep
+            mine[j], kept[j], same[j] = mask_of(topped), mask_of(keep), len(topped) == len(keep)
+            drawn[j] = min(HAND_SIZE - len(keep), self.bag_size)
+        chances = np.zeros((HAND_SIZE + 1, NUM_TYPES))
+        for d in set(drawn.tolist()):
+            chances[d] = self._drawn_chance(d)
+        found = values_after(self.board, [items for items, _ in moves], self.opp_masks,
+                             self.exact, self.held, mine, kept, same, self.their, drawn,
+                             chances)  # fmt: skip
+        if found is None:
+            found = np.array([self.reference_values(*move) for move in moves], np.float64)
+        return found.reshape(n, len(LOOK_AHEAD_FEATURES))
 
     def reference_values(self, items, kept: list[int]) -> tuple[float, ...]:
         """``values`` on a copy of the board, in Python."""
@@ -123,16 +139,20 @@ class TurnLookAhead:
 
     def _our_chance(self, kept: list[int]) -> list[float]:
         """P(we hold each type at our next turn): the kept tiles, and the draw's chances."""
-        drawn = min(HAND_SIZE - len(kept), self.bag_size)
+        chance = self._drawn_chance(min(HAND_SIZE - len(kept), self.bag_size))
+        if kept:
+            chance = list(chance)
+            for t in kept:
+                chance[t] = 1.0
+        return chance
+
+    def _drawn_chance(self, drawn: int) -> list[float]:
+        """P(a draw of ``drawn`` tiles from the unseen ones holds each type)."""
         chance = self.our_chance.get(drawn)
         if chance is None:
             total = self.unseen_total
             chance = [chance_opponent_holds(c, total, drawn) for c in self.unseen]
             self.our_chance[drawn] = chance
-        if kept:
-            chance = list(chance)
-            for t in kept:
-                chance[t] = 1.0
         return chance
 
 

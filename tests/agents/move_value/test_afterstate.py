@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import random
 
+import numpy as np
 import pytest
 
 from agents.move_value.afterstate import values_after
@@ -35,16 +36,29 @@ def _positions(num_players: int, games: int, seed: int):
                 game.apply_exchange(hand[: len(game.bag)])
 
 
+def _compiled(ahead: TurnLookAhead, board: Board, moves: list):
+    """values_after for these placements, keeping nothing."""
+    n = len(moves)
+    zeros = np.zeros(n, np.int64)
+    chances = np.zeros((7, 36))
+    return values_after(board, moves, ahead.opp_masks, False, 6, zeros, zeros,
+                        np.ones(n, np.bool_), ahead.their, zeros, chances)  # fmt: skip
+
+
 def _compare(game: Game, rng: random.Random, how: LookAhead) -> int:
+    """Every move's look, all in one call and one by one, against the Python look."""
     pos = Position.of_game(game)
     cands = candidates(pos)
     ahead = TurnLookAhead(pos, rng, how)
+    moves = []
     for i in range(len(cands)):
         kind, what = cands.move(i)
-        items = what if kind == "place" else ()
-        kept = cands.kept(i)
-        fast = ahead.values(items, kept)
-        assert fast == ahead.reference_values(items, kept), (game.to_dict(), kind, what)
+        moves.append((what if kind == "place" else (), cands.kept(i)))
+    together = ahead.values_of(moves)
+    for (items, kept), row in zip(moves, together, strict=True):
+        expected = ahead.reference_values(items, kept)
+        assert tuple(row.tolist()) == expected, (game.to_dict(), items, kept)
+        assert ahead.values(items, kept) == expected
     return len(cands)
 
 
@@ -74,9 +88,7 @@ def test_the_compiled_look_serves_positions_of_played_games():
     pos = Position.of_game(game)
     ahead = TurnLookAhead(pos, random.Random(0), LookAhead())
     items, _ = game.placements_with_points()[0]
-    found = values_after(game.board, items, ahead.opp_masks, False, 6, 0, 0, True, ahead.their,
-                         ahead.their)  # fmt: skip
-    assert found is not None
+    assert _compiled(ahead, game.board, [items]) is not None
 
 
 def test_a_table_without_a_grid_takes_the_python_path_with_the_same_numbers():
@@ -94,6 +106,5 @@ def test_a_table_without_a_grid_takes_the_python_path_with_the_same_numbers():
     ahead.board = Board({(r + far_off, c): tile for (r, c), tile in game.board})
     assert ahead.board.code_grid is None
     moved = tuple(((r + far_off, c), t) for (r, c), t in items)
-    assert values_after(ahead.board, moved, ahead.opp_masks, False, 6, 0, 0, True, ahead.their,
-                        ahead.their) is None  # fmt: skip
+    assert _compiled(ahead, ahead.board, [moved]) is None
     assert ahead.values(moved, kept) == near
