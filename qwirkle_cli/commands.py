@@ -209,15 +209,20 @@ def check_final_options(args: argparse.Namespace) -> list[str]:
     return opponents
 
 
-def final_table(ckpt: Path, opponents: list[str], args, num_players: int, processes: int) -> None:
+def final_table(
+    ckpt: Path, opponents: list[str], args, seat_counts: list[int], processes: int
+) -> None:
+    """The trained checkpoint against each opponent, in every seat count it was trained for
+    (the opponent in all the other seats)."""
     from agents.evaluation.harness import run_tournament
 
     for opp in opponents:
-        res = run_tournament(
-            [f"ckpt:{ckpt}", opp], args.final_games, num_players, seed=args.final_seed,
-            processes=processes, progress=not args.no_progress,
-        )  # fmt: skip
-        print(res.table(), flush=True)
+        for n in seat_counts:
+            res = run_tournament(
+                [f"ckpt:{ckpt}"] + [opp] * (n - 1), args.final_games, n, seed=args.final_seed,
+                processes=processes, progress=not args.no_progress,
+            )  # fmt: skip
+            print(res.table(), flush=True)
 
 
 def cmd_train(args: argparse.Namespace) -> Path:
@@ -248,7 +253,7 @@ def cmd_train(args: argparse.Namespace) -> Path:
     print(f"trained in {(time.time() - start) / 60:.1f} min; checkpoint {final}; "
           f"curve {run.dir / 'learning_curve.png'}", flush=True)  # fmt: skip
     if args.final_games > 0:
-        final_table(final, opponents, args, 2, cfg.processes)
+        final_table(final, opponents, args, sorted(set(cfg.player_counts())), cfg.processes)
     print(f"total wall time {(time.time() - start) / 60:.1f} min")
     return final
 
@@ -279,7 +284,7 @@ def cmd_ppo(args: argparse.Namespace) -> Path:
     curve = run.dir / "learning_curve.png"
     print(f"trained in {wall / 60:.1f} min; checkpoint {final}; curve {curve}")
     if args.final_games > 0:
-        final_table(final, opponents, args, cfg.num_players, args.processes)
+        final_table(final, opponents, args, [cfg.num_players], args.processes)
     print(f"total wall time {(time.time() - start) / 60:.1f} min")
     return final
 

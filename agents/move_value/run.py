@@ -53,21 +53,27 @@ class TDRun:
         return path
 
     def evaluate(self, net: MoveValueNet, games: int) -> dict:
-        """Checkpoint, then duplicate matches against each eval opponent."""
+        """Checkpoint, then duplicate matches against each eval opponent, in each seat count
+        the run trains on (the opponent in all the other seats; a network is refused for
+        seat counts it was not trained on)."""
         from agents.evaluation.harness import run_tournament
 
         path = self.checkpoint(net, games)
         result: dict = {"step": games}
         for opp in [s.strip() for s in self.cfg.eval_opponents.split(",") if s.strip()]:
-            res = run_tournament([f"ckpt:{path}", opp], self.cfg.eval_games, 2, seed=CURVE_SEED,
-                                 processes=self.cfg.processes, progress=False)  # fmt: skip
-            row = res.summary()[0]
-            result[f"eval_win_{opp}"] = row["win_rate"]
-            result[f"eval_margin_{opp}"] = row["mean_margin"]
-            self.bar.write(
-                f"after {games} games: {row['win_rate']:.1%} of {row['games']} against {opp} "
-                f"(margin {row['mean_margin']:+.1f})"
-            )
+            for n in sorted(set(self.cfg.player_counts())):
+                res = run_tournament([f"ckpt:{path}"] + [opp] * (n - 1), self.cfg.eval_games, n,
+                                     seed=CURVE_SEED, processes=self.cfg.processes,
+                                     progress=False)  # fmt: skip
+                row = res.summary()[0]
+                key = opp if n == 2 else f"{opp} ({n} players)"
+                result[f"eval_win_{key}"] = row["win_rate"]
+                result[f"eval_margin_{key}"] = row["mean_margin"]
+                fair = "" if n == 2 else f", {n} players, fair share {1 / n:.0%}"
+                self.bar.write(
+                    f"after {games} games: {row['win_rate']:.1%} of {row['games']} against "
+                    f"{opp} (margin {row['mean_margin']:+.1f}{fair})"
+                )
         self.evals.append(result)
         write_csv(self.evals, self.dir / "evals.csv")
         xlabel = "self-play games (0 = untrained: plays as greedy)"

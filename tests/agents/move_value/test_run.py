@@ -45,6 +45,17 @@ def test_default_command_trains_and_prints_a_table(tmp_path, capsys):
     assert "| greedy" in out and "95% CI" in out
 
 
+def test_a_run_on_3_and_4_players_is_judged_in_3_and_4_player_games(tmp_path, capsys):
+    """Its curve and final table play the seat counts it trains (a network trained for 3
+    and 4 players is refused in 2-player games, so 2-player matches would stop the run)."""
+    cli.main([*TINY, "--out", str(tmp_path), "--name", "many", "--players", "3,4"])
+    evals = (tmp_path / "many" / "evals.csv").read_text()
+    assert "eval_win_greedy (3 players)" in evals and "eval_win_greedy (4 players)" in evals
+    assert "eval_win_greedy," not in evals
+    out = capsys.readouterr().out
+    assert "3 players" in out and "4 players" in out
+
+
 def test_no_subcommand_means_td_training():
     args = cli.build_parser().parse_args(["train"])
     assert args.total_games == TDConfig().total_games
