@@ -4,6 +4,7 @@ learning curve (win share and margin per evaluation opponent) as a PNG."""
 from __future__ import annotations
 
 import csv
+import re
 from pathlib import Path
 
 
@@ -36,7 +37,14 @@ def plot_curve(
         ax.plot(*zip(*pts, strict=True), marker="o", label=f"vs {name}")
         pts = [(e["step"], e[f"eval_margin_{name}"]) for e in evals if f"eval_margin_{name}" in e]
         ax2.plot(*zip(*pts, strict=True), marker="o", label=f"vs {name}")
-    ax.axhline(0.5, color="grey", lw=0.8, ls="--")
+    # the fair share of each seat count shown: 1/n for "(n players)" matches, else 1/2
+    seats = {int(m.group(1)) if m else 2 for m in (re.search(r"\((\d) players\)", k) for k in keys)}
+    for n in sorted(seats or {2}):
+        ax.axhline(1 / n, color="grey", lw=0.8, ls="--")
+        if len(seats) > 1:
+            ax.annotate(f"1/{n}", (1.0, 1 / n), xycoords=("axes fraction", "data"),
+                        xytext=(2, 0), textcoords="offset points", va="center", fontsize=8,
+                        color="grey")  # fmt: skip
     ax2.axhline(0.0, color="grey", lw=0.8, ls="--")
     ax.set_ylim(0, 1)
     ax.set_ylabel("win share (argmax policy)")

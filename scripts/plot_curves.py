@@ -41,11 +41,11 @@ def main() -> None:
     parser.add_argument("runs", nargs="+", type=Path, help="run folders, in training order")
     parser.add_argument("--out", type=Path, required=True, help="the PNG to write")
     parser.add_argument("--title", default="", help="title after 'Learning curve'")
+    parser.add_argument("--xlabel", default="self-play games (0 = untrained: plays as greedy)",
+                        help="the x axis's label (say where a resumed chain starts)")  # fmt: skip
     args = parser.parse_args()
     title = args.title or " + ".join(run.name for run in args.runs)
-    plot_curve(
-        chained(args.runs), args.out, title, "self-play games (0 = untrained: plays as greedy)"
-    )
+    plot_curve(chained(args.runs), args.out, title, args.xlabel)
     print(f"wrote {args.out}")
 
 
