@@ -21,15 +21,12 @@ from __future__ import annotations
 import numpy as np
 
 from qwirkle_env.engine.board import GRID_MARGIN, Board
-from qwirkle_env.engine.lines import line_points
-from qwirkle_env.engine.movegen import COMPILED, axis_fit, grow
+from qwirkle_env.engine.movegen import COMPILED, axis_fit, grow, points_of_line
 from qwirkle_env.engine.placements import WIDTH
 from qwirkle_env.jit import njit
 from qwirkle_env.spec import END_BONUS
 
 __all__ = ["values_after"]
-
-_points = njit(cache=True)(line_points)
 
 
 @njit(cache=True)
@@ -110,7 +107,7 @@ def _expected(grid, g, anchors, n, chance, spot_pts, spot_p) -> float:
         p = 1.0 - miss
         if not p > 0.0:
             continue
-        pts = _points(len_h) + _points(len_v)
+        pts = points_of_line(len_h) + points_of_line(len_v)
         if pts == 0:
             pts = 1
         k = m  # insertion: after every spot worth more, or as much with a chance as high
@@ -131,8 +128,8 @@ def _expected(grid, g, anchors, n, chance, spot_pts, spot_p) -> float:
 
 
 @njit(cache=True)
-def _values(grid, g, box, cells, types, counts, opp, exact, held, mine, kept, same, their,
-            drawn, chances, res):  # fmt: skip
+def _values(grid, g, box, cells, types, counts, opp, exact, held, mine, kept, their, drawn,
+            chances, res):  # fmt: skip
     """Each move's six numbers into ``res``; move j places ``counts[j]`` tiles
     (``cells[j]``, ``types[j]``) and then holds ``mine[j]``, ``kept[j]`` alone; our chance
     of each type is ``chances[drawn[j]]``, a kept type's 1."""
@@ -156,8 +153,6 @@ def _values(grid, g, box, cells, types, counts, opp, exact, held, mine, kept, sa
             gone = gone or out_h
         # our next move from the kept tiles topped up, and (a part of it) from them alone
         topped, _, own = _best(grid, g, anchors, n, mine[j], False, 0, kept[j], out)
-        if same[j]:
-            own = topped
         for t in range(len(ours)):
             ours[t] = 1.0 if (kept[j] >> t) & 1 else chances[drawn[j], t]
         res[j, 0] = total / max(len(opp), 1)
@@ -178,7 +173,6 @@ def values_after(
     held: int,
     mine: np.ndarray,
     kept: np.ndarray,
-    same: np.ndarray,
     their: np.ndarray,
     drawn: np.ndarray,
     chances: np.ndarray,
@@ -186,9 +180,9 @@ def values_after(
     """``TurnLookAhead.values``' six numbers for each move of a turn, one row each, on a
     non-empty ``board``, or None where the compiled path cannot serve. ``moves``: each
     move's ``((cell, tile_id), ...)`` (empty: an exchange); ``opp``: the opponent hand
-    masks; per move, ``mine``/``kept``: our next hand's masks, topped up and not, ``same``
-    when they hold as many tiles, ``drawn``: the row of ``chances`` (P(we hold each type),
-    by how many tiles we would draw) to read; ``their``: P(they hold each type)."""
+    masks; per move, ``mine``/``kept``: our next hand's masks, topped up and not (a part
+    of it), ``drawn``: the row of ``chances`` (P(we hold each type), by how many tiles we
+    would draw) to read; ``their``: P(they hold each type)."""
     coded = board.code_grid if COMPILED else None
     if coded is None:
         return None
@@ -208,6 +202,6 @@ def values_after(
     top, bottom, left, right = board.bounds()
     box = np.array((top - r0, bottom - r0, left - c0, right - c0), np.int64)
     res = np.empty((len(moves), 6), np.float64)
-    _values(grid, g, box, cells, types, counts, opp, exact, held, mine, kept, same, their,
-            drawn, chances, res)  # fmt: skip
+    _values(grid, g, box, cells, types, counts, opp, exact, held, mine, kept, their, drawn,
+            chances, res)  # fmt: skip
     return res

@@ -94,17 +94,16 @@ class TurnLookAhead:
         n = len(moves)
         mine = np.empty(n, np.int64)
         kept = np.empty(n, np.int64)
-        same = np.empty(n, np.bool_)
         drawn = np.empty(n, np.int64)
         for j, (_, keep) in enumerate(moves):
             topped = keep + self.draw[: HAND_SIZE - len(keep)] if self.draw else keep
-            mine[j], kept[j], same[j] = mask_of(topped), mask_of(keep), len(topped) == len(keep)
+            mine[j], kept[j] = mask_of(topped), mask_of(keep)
             drawn[j] = min(HAND_SIZE - len(keep), self.bag_size)
         chances = np.zeros((HAND_SIZE + 1, NUM_TYPES))
         for d in set(drawn.tolist()):
             chances[d] = self._drawn_chance(d)
         found = values_after(self.board, [items for items, _ in moves], self.opp_masks,
-                             self.exact, self.held, mine, kept, same, self.their, drawn,
+                             self.exact, self.held, mine, kept, self.their, drawn,
                              chances)  # fmt: skip
         if found is None:
             found = np.array([self.reference_values(*move) for move in moves], np.float64)

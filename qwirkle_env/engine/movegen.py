@@ -26,11 +26,11 @@ from ..spec import MAX_LINE, NUM_TYPES
 from .lines import COMPAT as _COMPAT
 from .lines import line_points
 
-__all__ = ["COMPILED", "axis_fit", "board_placements", "grow"]
+__all__ = ["COMPILED", "axis_fit", "board_placements", "grow", "points_of_line"]
 
 ALL = (1 << NUM_TYPES) - 1
 COMPAT = np.array(_COMPAT, dtype=np.int64)
-_points = njit(cache=True)(line_points)
+points_of_line = njit(cache=True)(line_points)  # lines.line_points, for kernels
 
 
 @njit(cache=True)
@@ -113,7 +113,7 @@ def _extend(grid, g, d, lo, hi, compat, length, perp_pts, rest, rows, cols, type
                     st[sp, CAND] = compat & beyond & fit & st[sp, REST]
                     st[sp, NLO], st[sp, NHI] = st[sp, LO], st[sp, HI] + d * (1 + n)
                     st[sp, NLEN] = st[sp, LEN] + 1 + n
-                    st[sp, NPERP] = st[sp, PERP] + _points(perp_len)
+                    st[sp, NPERP] = st[sp, PERP] + points_of_line(perp_len)
                 else:
                     st[sp, RUN] = compat
                     st[sp, CAND] = compat & st[sp, REST]
@@ -142,7 +142,7 @@ def _extend(grid, g, d, lo, hi, compat, length, perp_pts, rest, rows, cols, type
         k = sp + 1  # tiles placed before this one
         rows[k], cols[k], types[k] = st[sp, QR], st[sp, QC], t
         nlen = st[sp, NLEN]
-        count = _emit(out, count, rows, cols, types, k + 1, _points(nlen) + st[sp, NPERP])
+        count = _emit(out, count, rows, cols, types, k + 1, points_of_line(nlen) + st[sp, NPERP])
         left = st[sp, REST] & ~low
         if left and nlen < MAX_LINE:
             u = sp + 1
@@ -178,8 +178,8 @@ def grow(grid, g, anchors, n_anchors, hand, r0, c0, out) -> int:
         if not fit_h & fit_v & hand:
             continue
         len_h, len_v = nl + nr + 1, nu + nd + 1
-        pts_h = _points(len_h)
-        pts_v = _points(len_v)
+        pts_h = points_of_line(len_h)
+        pts_v = points_of_line(len_v)
         single = pts_h + pts_v
         if single == 0:
             single = 1

@@ -41,8 +41,8 @@ def _compiled(ahead: TurnLookAhead, board: Board, moves: list):
     n = len(moves)
     zeros = np.zeros(n, np.int64)
     chances = np.zeros((7, 36))
-    return values_after(board, moves, ahead.opp_masks, False, 6, zeros, zeros,
-                        np.ones(n, np.bool_), ahead.their, zeros, chances)  # fmt: skip
+    return values_after(board, moves, ahead.opp_masks, False, 6, zeros, zeros, ahead.their,
+                        zeros, chances)  # fmt: skip
 
 
 def _compare(game: Game, rng: random.Random, how: LookAhead) -> int:
