@@ -253,7 +253,7 @@ def cmd_train(args: argparse.Namespace) -> Path:
     print(f"trained in {(time.time() - start) / 60:.1f} min; checkpoint {final}; "
           f"curve {run.dir / 'learning_curve.png'}", flush=True)  # fmt: skip
     if args.final_games > 0:
-        final_table(final, opponents, args, sorted(set(cfg.player_counts())), cfg.processes)
+        final_table(final, opponents, args, cfg.seat_counts(), cfg.processes)
     print(f"total wall time {(time.time() - start) / 60:.1f} min")
     return final
 

@@ -61,7 +61,7 @@ class TDRun:
         path = self.checkpoint(net, games)
         result: dict = {"step": games}
         for opp in [s.strip() for s in self.cfg.eval_opponents.split(",") if s.strip()]:
-            for n in sorted(set(self.cfg.player_counts())):
+            for n in self.cfg.seat_counts():
                 res = run_tournament([f"ckpt:{path}"] + [opp] * (n - 1), self.cfg.eval_games, n,
                                      seed=CURVE_SEED, processes=self.cfg.processes,
                                      progress=False)  # fmt: skip

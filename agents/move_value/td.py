@@ -136,6 +136,10 @@ class TDConfig:
     def player_counts(self) -> list[int]:
         return [int(s) for s in str(self.players).split(",") if s.strip()]
 
+    def seat_counts(self) -> list[int]:
+        """The distinct seat counts the run trains on, the ones its matches are played in."""
+        return sorted(set(self.player_counts()))
+
     def scripted_specs(self) -> list[str]:
         return [s.strip() for s in self.scripted.split(",") if s.strip()]
 

@@ -489,7 +489,7 @@ class Board:
         grid = self._grid
         out = np.empty((256, WIDTH), np.int64)
         count = _movegen.board_placements(grid, self._g, local, self._seq, hand, r0, c0, out)
-        if count > 256:
+        if count > len(out):
             out = np.empty((count, WIDTH), np.int64)
             _movegen.board_placements(grid, self._g, local, self._seq, hand, r0, c0, out)
         return out[:count]
