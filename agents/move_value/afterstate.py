@@ -21,7 +21,18 @@ from __future__ import annotations
 import numpy as np
 
 from qwirkle_env.engine.board import GRID_MARGIN, Board
-from qwirkle_env.engine.movegen import COMPILED, axis_fit, grow, points_of_line
+from qwirkle_env.engine.movegen import (
+    ANCHOR_WIDTH,
+    COMPILED,
+    FIT,
+    ND,
+    NL,
+    NR,
+    NU,
+    fit_anchors,
+    grow_fitted,
+    points_of_line,
+)  # fmt: skip
 from qwirkle_env.engine.placements import WIDTH
 from qwirkle_env.jit import njit
 from qwirkle_env.spec import END_BONUS
@@ -60,15 +71,15 @@ def _frontier(grid, g, box, cells, n_cells, anchors) -> int:
 
 
 @njit(cache=True)
-def _best(grid, g, anchors, n, hand, exact, held, sub, out):
+def _best(grid, g, table, n, hand, exact, held, sub, out):
     """(most points of one placement of the hand mask, whether one goes out, most points
     of one using only the types of ``sub``, a part of the hand): the end bonus added to
     each placement of ``held`` tiles when the hand is known (``exact``). A placement never
     holds a type twice, so the part's best is among the hand's placements."""
-    count = grow(grid, g, anchors, n, hand, 0, 0, out)
+    count = grow_fitted(grid, g, table, n, hand, 0, 0, out)
     if count > out.shape[0]:
         out = np.empty((count, WIDTH), np.int64)
-        grow(grid, g, anchors, n, hand, 0, 0, out)
+        grow_fitted(grid, g, table, n, hand, 0, 0, out)
     best = part = 0
     gone = False
     for k in range(count):
@@ -87,15 +98,12 @@ def _best(grid, g, anchors, n, hand, exact, held, sub, out):
 
 
 @njit(cache=True)
-def _expected(grid, g, anchors, n, chance, spot_pts, spot_p) -> float:
-    """``look_ahead.expected_best_tile`` on the grid: the spots sorted by points, then
-    chance, both falling, and summed in that order."""
+def _expected(table, n, chance, spot_pts, spot_p) -> float:
+    """``look_ahead.expected_best_tile`` from ``fit_anchors``' table: the spots sorted by
+    points, then chance, both falling, and summed in that order."""
     m = 0
     for a in range(n):
-        q = anchors[a]
-        fit_h, len_h = axis_fit(grid, q, 1)
-        fit_v, len_v = axis_fit(grid, q, g)
-        fit = fit_h & fit_v
+        fit = table[a, FIT]
         miss = 1.0
         while fit:
             low = fit & -fit
@@ -107,7 +115,8 @@ def _expected(grid, g, anchors, n, chance, spot_pts, spot_p) -> float:
         p = 1.0 - miss
         if not p > 0.0:
             continue
-        pts = points_of_line(len_h) + points_of_line(len_v)
+        pts = points_of_line(table[a, NL] + table[a, NR] + 1)
+        pts += points_of_line(table[a, NU] + table[a, ND] + 1)
         if pts == 0:
             pts = 1
         k = m  # insertion: after every spot worth more, or as much with a chance as high
@@ -135,6 +144,7 @@ def _values(grid, g, box, cells, types, counts, opp, exact, held, mine, kept, th
     of each type is ``chances[drawn[j]]``, a kept type's 1."""
     room = (box[1] - box[0] + 3) * (box[3] - box[2] + 3) + 4 * cells.shape[1]
     anchors = np.empty(room, np.int64)
+    table = np.empty((room, ANCHOR_WIDTH), np.int64)
     spot_pts = np.empty(room, np.int64)
     spot_p = np.empty(room, np.float64)
     saved = np.empty(cells.shape[1], grid.dtype)
@@ -145,22 +155,22 @@ def _values(grid, g, box, cells, types, counts, opp, exact, held, mine, kept, th
         for i in range(k):
             saved[i] = grid[cells[j, i]]
             grid[cells[j, i]] = 1 + types[j, i]
-        n = _frontier(grid, g, box, cells[j], k, anchors)
+        n = fit_anchors(grid, g, anchors, _frontier(grid, g, box, cells[j], k, anchors), table)
         total, gone = 0.0, False
         for h in range(len(opp)):
-            best, out_h, _ = _best(grid, g, anchors, n, opp[h], exact, held, 0, out)
+            best, out_h, _ = _best(grid, g, table, n, opp[h], exact, held, 0, out)
             total += best
             gone = gone or out_h
         # our next move from the kept tiles topped up, and (a part of it) from them alone
-        topped, _, own = _best(grid, g, anchors, n, mine[j], False, 0, kept[j], out)
+        topped, _, own = _best(grid, g, table, n, mine[j], False, 0, kept[j], out)
         for t in range(len(ours)):
             ours[t] = 1.0 if (kept[j] >> t) & 1 else chances[drawn[j], t]
         res[j, 0] = total / max(len(opp), 1)
         res[j, 1] = 1.0 if gone else 0.0
         res[j, 2] = topped
-        res[j, 3] = _expected(grid, g, anchors, n, their, spot_pts, spot_p)
+        res[j, 3] = _expected(table, n, their, spot_pts, spot_p)
         res[j, 4] = own
-        res[j, 5] = _expected(grid, g, anchors, n, ours, spot_pts, spot_p)
+        res[j, 5] = _expected(table, n, ours, spot_pts, spot_p)
         for i in range(k):
             grid[cells[j, i]] = saved[i]
 

@@ -26,14 +26,17 @@ from ..spec import MAX_LINE, NUM_TYPES
 from .lines import COMPAT as _COMPAT
 from .lines import line_points
 
-__all__ = ["COMPILED", "axis_fit", "board_placements", "grow", "points_of_line"]
+__all__ = [
+    "ANCHOR_WIDTH", "COMPILED", "axis_fit", "board_placements", "fit_anchors", "grow",
+    "grow_fitted", "points_of_line",
+]  # fmt: skip
 
 ALL = (1 << NUM_TYPES) - 1
 COMPAT = np.array(_COMPAT, dtype=np.int64)
 points_of_line = njit(cache=True)(line_points)  # lines.line_points, for kernels
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _side(grid, p, d):
     """(length, type mask, compatible mask) of the run of tiles next to p in direction d."""
     n, types, compat = 0, 0, ALL
@@ -47,21 +50,29 @@ def _side(grid, p, d):
     return n, types, compat
 
 
-@njit(cache=True)
-def axis_fit(grid, p, d):
-    """For empty p along d: (types that fit, length of the line a tile there makes)."""
+@njit(cache=True, inline="always")
+def _axis(grid, p, d):
+    """For empty p along d: (types that fit, tiles before p, tiles after p, the types
+    compatible with both runs)."""
     n1, t1, c1 = _side(grid, p, -d)
     n2, t2, c2 = _side(grid, p, d)
     fit = 0 if t1 & ~c2 else c1 & c2
+    return fit, n1, n2, c1 & c2
+
+
+@njit(cache=True, inline="always")
+def axis_fit(grid, p, d):
+    """For empty p along d: (types that fit, length of the line a tile there makes)."""
+    fit, n1, n2, _ = _axis(grid, p, d)
     return fit, n1 + n2 + 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _touches(grid, g, q) -> bool:
     return grid[q - 1] > 0 or grid[q + 1] > 0 or grid[q - g] > 0 or grid[q + g] > 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _emit(out, count, rows, cols, types, k, points) -> int:
     if count < out.shape[0]:  # indexed, not through a row view: a view costs a refcount
         out[count, 0] = k
@@ -83,7 +94,7 @@ LO, HI, COMPAT_, LEN, PERP, REST, FWD, NEXT, CAND, Q, RUN, NLO, NHI, NLEN, NPERP
 )
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _extend(grid, g, d, lo, hi, compat, length, perp_pts, rest, rows, cols, types, st, out,
             count, r0, c0) -> int:  # fmt: skip
     """placements._extend and _branch: every run grown from [lo, hi] along d, forwards
@@ -154,52 +165,104 @@ def _extend(grid, g, d, lo, hi, compat, length, perp_pts, rest, rows, cols, type
 
 
 @njit(cache=True)
+def _walk():
+    """The walk's scratch: the tiles placed so far (rows, cols, types) and its stack."""
+    rows = np.zeros(MAX_LINE, np.int64)
+    cols = np.zeros(MAX_LINE, np.int64)
+    types = np.zeros(MAX_LINE, np.int64)
+    return rows, cols, types, np.zeros((MAX_LINE, 18), np.int64)
+
+
+@njit(cache=True, inline="always")
+def _grow_at(grid, g, p, cand, nl, nr, ch, nu, nd, cv, hand, r0, c0, rows, cols, types,
+             stack, out, count) -> int:  # fmt: skip
+    """Every placement whose anchor is p, its tile one of ``cand``: p's runs are nl tiles
+    to the left, nr to the right (compatible types ch), nu up and nd down (cv)."""
+    len_h, len_v = nl + nr + 1, nu + nd + 1
+    pts_h = points_of_line(len_h)
+    pts_v = points_of_line(len_v)
+    single = pts_h + pts_v
+    if single == 0:
+        single = 1
+    rows[0], cols[0] = p // g + r0, p % g + c0
+    while cand:
+        low = cand & -cand
+        t = 0
+        while not (low >> t) & 1:
+            t += 1
+        cand ^= low
+        types[0] = t
+        count = _emit(out, count, rows, cols, types, 1, single)
+        rest = hand & ~low
+        if not rest:
+            continue
+        count = _extend(grid, g, 1, p - nl, p + nr, ch & COMPAT[t], len_h, pts_v, rest, rows,
+                        cols, types, stack, out, count, r0, c0)  # fmt: skip
+        count = _extend(grid, g, g, p - nu * g, p + nd * g, cv & COMPAT[t], len_v, pts_h, rest,
+                        rows, cols, types, stack, out, count, r0, c0)  # fmt: skip
+    return count
+
+
+@njit(cache=True)
 def grow(grid, g, anchors, n_anchors, hand, r0, c0, out) -> int:
     """Every legal placement of the hand mask's types grown from these anchors (the
     frontier cells, flat indices, in order) on a non-empty grid; rows into ``out``.
 
     Returns how many placements there are: more than ``len(out)`` means ``out`` was too
     short (the rows past its end were not written) and the call should be repeated."""
-    rows = np.zeros(MAX_LINE, np.int64)
-    cols = np.zeros(MAX_LINE, np.int64)
-    types = np.zeros(MAX_LINE, np.int64)
-    stack = np.zeros((MAX_LINE, 18), np.int64)
+    rows, cols, types, stack = _walk()
     count = 0
     for a in range(n_anchors):
         p = anchors[a]
-        nl, tl, cl = _side(grid, p, -1)
-        nr, _, cr = _side(grid, p, 1)
-        fit_h = 0 if tl & ~cr else cl & cr
+        fit_h, nl, nr, ch = _axis(grid, p, 1)
         if not fit_h & hand:
             continue
-        nu, tu, cu = _side(grid, p, -g)
-        nd, _, cd = _side(grid, p, g)
-        fit_v = 0 if tu & ~cd else cu & cd
-        if not fit_h & fit_v & hand:
-            continue
-        len_h, len_v = nl + nr + 1, nu + nd + 1
-        pts_h = points_of_line(len_h)
-        pts_v = points_of_line(len_v)
-        single = pts_h + pts_v
-        if single == 0:
-            single = 1
+        fit_v, nu, nd, cv = _axis(grid, p, g)
         cand = fit_h & fit_v & hand
-        rows[0], cols[0] = p // g + r0, p % g + c0
-        while cand:
-            low = cand & -cand
-            t = 0
-            while not (low >> t) & 1:
-                t += 1
-            cand ^= low
-            types[0] = t
-            count = _emit(out, count, rows, cols, types, 1, single)
-            rest = hand & ~low
-            if not rest:
-                continue
-            count = _extend(grid, g, 1, p - nl, p + nr, cl & cr & COMPAT[t], len_h, pts_v,
-                            rest, rows, cols, types, stack, out, count, r0, c0)  # fmt: skip
-            count = _extend(grid, g, g, p - nu * g, p + nd * g, cu & cd & COMPAT[t], len_v,
-                            pts_h, rest, rows, cols, types, stack, out, count, r0, c0)  # fmt: skip
+        if cand:
+            count = _grow_at(grid, g, p, cand, nl, nr, ch, nu, nd, cv, hand, r0, c0, rows, cols,
+                             types, stack, out, count)  # fmt: skip
+    return count
+
+
+# An anchor's row in ``fit_anchors``' table: its cell, the types that fit it, and its runs
+# (tiles left and right and the types compatible with both, the same up and down).
+CELL, FIT, NL, NR, CH, NU, ND, CV = range(8)
+ANCHOR_WIDTH = 8
+
+
+@njit(cache=True)
+def fit_anchors(grid, g, anchors, n_anchors, table) -> int:
+    """The anchors where some tile fits, in order, each with its runs (a row of ``table``,
+    ANCHOR_WIDTH wide): worked out once for several hands on one table (``grow_fitted``).
+    Returns how many rows."""
+    n = 0
+    for a in range(n_anchors):
+        p = anchors[a]
+        fit_h, nl, nr, ch = _axis(grid, p, 1)
+        if not fit_h:
+            continue
+        fit_v, nu, nd, cv = _axis(grid, p, g)
+        if not fit_h & fit_v:
+            continue
+        table[n, CELL], table[n, FIT] = p, fit_h & fit_v
+        table[n, NL], table[n, NR], table[n, CH] = nl, nr, ch
+        table[n, NU], table[n, ND], table[n, CV] = nu, nd, cv
+        n += 1
+    return n
+
+
+@njit(cache=True)
+def grow_fitted(grid, g, table, n, hand, r0, c0, out) -> int:
+    """``grow`` from ``fit_anchors``' table: the same placements in the same order."""
+    rows, cols, types, stack = _walk()
+    count = 0
+    for a in range(n):
+        cand = table[a, FIT] & hand
+        if cand:
+            count = _grow_at(grid, g, table[a, CELL], cand, table[a, NL], table[a, NR],
+                             table[a, CH], table[a, NU], table[a, ND], table[a, CV], hand, r0,
+                             c0, rows, cols, types, stack, out, count)  # fmt: skip
     return count
 
 
