@@ -47,7 +47,7 @@ from .engine.board import Board
 from .engine.frontier import C_D, C_L, C_R, C_U, LEN_H, LEN_V, N_D, N_L, N_R, N_U
 from .engine.hand import HAND_SIZE, distinct_exchanges, remove_tiles
 from .engine.lines import ALL, COMPAT, ids_of
-from .engine.placements import rows_to_placements
+from .engine.placements import WIDTH, rows_of, rows_to_placements
 from .engine.tiles import COPIES, NUM_COLORS, NUM_SHAPES, NUM_TILES
 from .position import Position, chance_opponent_holds, rows_pay
 from .rowgen import (
@@ -148,6 +148,38 @@ class MoveRows:
             row = self._exchange_rows[i - n].tolist()
             return "exchange", tuple(row[1 : 1 + row[0]])
         return "exchange", self._exchanges[i - n]
+
+    def move_arrays(self, idx: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Moves ``idx`` in bulk, for kernels: their tiles as placement rows
+        (``Board.placement_rows``' form, the points column 0; an exchange's row places
+        nothing) and the tile ids each takes from the hand (``HAND_SIZE`` columns, -1 past
+        the last)."""
+        n = self.num_placements
+        placed, swapped = np.nonzero(idx < n)[0], np.nonzero(idx >= n)[0]
+        rows = np.zeros((len(idx), WIDTH), np.int64)
+        taken = np.full((len(idx), HAND_SIZE), -1, np.int64)
+        slots = np.arange(HAND_SIZE)
+        if len(placed):
+            if self._placements is None:
+                found = self._placement_rows[idx[placed]]
+            else:
+                found = rows_of([(self._placements[i], 0) for i in idx[placed].tolist()])
+            rows[placed] = found
+            rows[placed, 1] = 0
+            ids = found[:, 4 : 4 + 3 * HAND_SIZE : 3]
+            taken[placed] = np.where(slots < found[:, :1], ids, -1)
+        if len(swapped):
+            if self._exchanges is None:
+                found = self._exchange_rows[idx[swapped] - n]
+            else:
+                found = np.full((len(swapped), HAND_SIZE + 1), -1, np.int64)
+                for j, i in enumerate(idx[swapped].tolist()):
+                    ids = self._exchanges[i - n]
+                    found[j, 0] = len(ids)
+                    found[j, 1 : 1 + len(ids)] = ids
+            width = found.shape[1] - 1
+            taken[swapped, :width] = np.where(slots[:width] < found[:, :1], found[:, 1:], -1)
+        return rows, taken
 
     def kept(self, i: int) -> list[int]:
         """The tiles the mover keeps after move ``i``."""

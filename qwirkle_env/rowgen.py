@@ -30,6 +30,7 @@ __all__ = [
     "NUM_ROW_FEATURES",
     "POINT_SCALE",
     "ROW_FEATURES",
+    "chance_of_holding",
     "empty_grid",
     "list_exchanges",
     "row_features",
@@ -66,7 +67,9 @@ COL_KEPT = ROW_FEATURES.index("kept")  # the eight leave columns, in the order o
 
 ALL = (1 << NUM_TYPES) - 1
 COMPAT = np.array(COMPAT_TUPLE, dtype=np.int64)
-_chance = njit(cache=True)(chance_opponent_holds)
+chance_of_holding = njit(cache=True)(
+    chance_opponent_holds
+)  # position.chance_opponent_holds, for kernels
 
 # The table of an empty board: a grid of empty cells around the opening's lines, which
 # run from (0, 0) right or down, at most MAX_LINE cells.
@@ -151,7 +154,7 @@ def _count_line(row, length, compat, kept, vals, m, risk, known, unseen, total, 
         while compat:  # the tile types that complete it, lowest id first
             if compat & 1:
                 if not known[x]:
-                    risk[x] = _chance(unseen[x], total, held)
+                    risk[x] = chance_of_holding(unseen[x], total, held)
                     known[x] = True
                 p = risk[x]
                 own = False

@@ -35,7 +35,8 @@ from qwirkle_env.engine.movegen import (
 )  # fmt: skip
 from qwirkle_env.engine.placements import WIDTH
 from qwirkle_env.jit import njit
-from qwirkle_env.spec import END_BONUS
+from qwirkle_env.rowgen import chance_of_holding
+from qwirkle_env.spec import END_BONUS, HAND_SIZE, NUM_TYPES
 
 __all__ = ["values_after"]
 
@@ -175,43 +176,80 @@ def _values(grid, g, box, cells, types, counts, opp, exact, held, mine, kept, th
             grid[cells[j, i]] = saved[i]
 
 
-def values_after(
-    board: Board,
-    moves: list,
-    opp: np.ndarray,
-    exact: bool,
-    held: int,
-    mine: np.ndarray,
-    kept: np.ndarray,
-    their: np.ndarray,
-    drawn: np.ndarray,
-    chances: np.ndarray,
-) -> np.ndarray | None:
+@njit(cache=True)
+def _prepare(rows, taken, g, r0, c0, hand_counts, draw_masks, bag_size, unseen, unseen_total,
+             cells, types, mine, kept, drawn, chances) -> bool:  # fmt: skip
+    """Each move's tiles on the grid (False if one would come within GRID_MARGIN of its
+    edge, where the board would grow the grid), and our hand after it: its masks topped up
+    by the draw and not, how many tiles we would draw, and for each such number the chance
+    that the draw holds each type (``TurnLookAhead._drawn_chance``)."""
+    lo, hi = GRID_MARGIN, g - GRID_MARGIN
+    left = np.empty(NUM_TYPES, np.int64)
+    have = np.zeros(HAND_SIZE + 1, np.bool_)
+    for j in range(rows.shape[0]):
+        for i in range(rows[j, 0]):
+            r, c = rows[j, 2 + 3 * i] - r0, rows[j, 3 + 3 * i] - c0
+            if not (lo <= r < hi and lo <= c < hi):
+                return False
+            cells[j, i] = r * g + c
+            types[j, i] = rows[j, 4 + 3 * i]
+        left[:] = hand_counts
+        for i in range(taken.shape[1]):
+            if taken[j, i] >= 0:
+                left[taken[j, i]] -= 1
+        n_kept, mask = 0, 0
+        for t in range(NUM_TYPES):
+            n_kept += left[t]
+            if left[t] > 0:
+                mask |= np.int64(1) << t
+        kept[j] = mask
+        mine[j] = mask | draw_masks[HAND_SIZE - n_kept]
+        d = min(HAND_SIZE - n_kept, bag_size)
+        drawn[j] = d
+        if not have[d]:
+            for t in range(NUM_TYPES):
+                chances[d, t] = chance_of_holding(unseen[t], unseen_total, d)
+            have[d] = True
+    return True
+
+
+@njit(cache=True)
+def _look(grid, g, box, r0, c0, rows, taken, hand_counts, draw_masks, bag_size, unseen,
+          unseen_total, opp, exact, held, their, res) -> bool:  # fmt: skip
+    """``_prepare``, then ``_values``: one call from Python for a turn's moves."""
+    m = rows.shape[0]
+    width = 1
+    for j in range(m):
+        width = max(width, rows[j, 0])
+    cells = np.zeros((m, width), np.int64)
+    types = np.zeros((m, width), np.int64)
+    mine = np.empty(m, np.int64)
+    kept = np.empty(m, np.int64)
+    drawn = np.empty(m, np.int64)
+    chances = np.zeros((HAND_SIZE + 1, NUM_TYPES))
+    if not _prepare(rows, taken, g, r0, c0, hand_counts, draw_masks, bag_size, unseen,
+                    unseen_total, cells, types, mine, kept, drawn, chances):  # fmt: skip
+        return False
+    counts = rows[:, 0].copy()
+    _values(grid, g, box, cells, types, counts, opp, exact, held, mine, kept, their, drawn,
+            chances, res)  # fmt: skip
+    return True
+
+
+def values_after(board: Board, rows: np.ndarray, taken: np.ndarray, turn) -> np.ndarray | None:
     """``TurnLookAhead.values``' six numbers for each move of a turn, one row each, on a
-    non-empty ``board``, or None where the compiled path cannot serve. ``moves``: each
-    move's ``((cell, tile_id), ...)`` (empty: an exchange); ``opp``: the opponent hand
-    masks; per move, ``mine``/``kept``: our next hand's masks, topped up and not (a part
-    of it), ``drawn``: the row of ``chances`` (P(we hold each type), by how many tiles we
-    would draw) to read; ``their``: P(they hold each type)."""
+    non-empty ``board``, or None where the compiled path cannot serve. ``rows``: the moves'
+    tiles as placement rows (``Board.placement_rows``' form; an exchange's places none);
+    ``taken``: the tile ids each move takes from the hand (-1: none); ``turn``: the
+    ``TurnLookAhead`` with the turn's hand, deals and chances as arrays."""
     coded = board.code_grid if COMPILED else None
     if coded is None:
         return None
     grid, g, r0, c0 = coded
-    lo, hi = GRID_MARGIN, g - GRID_MARGIN
-    width = max((len(items) for items in moves), default=0) or 1
-    cells = np.zeros((len(moves), width), np.int64)
-    types = np.zeros((len(moves), width), np.int64)
-    counts = np.zeros(len(moves), np.int64)
-    for j, items in enumerate(moves):
-        counts[j] = len(items)
-        for i, ((r, c), t) in enumerate(items):
-            if not (lo <= r - r0 < hi and lo <= c - c0 < hi):
-                return None
-            cells[j, i] = (r - r0) * g + c - c0
-            types[j, i] = t
     top, bottom, left, right = board.bounds()
     box = np.array((top - r0, bottom - r0, left - c0, right - c0), np.int64)
-    res = np.empty((len(moves), 6), np.float64)
-    _values(grid, g, box, cells, types, counts, opp, exact, held, mine, kept, their, drawn,
-            chances, res)  # fmt: skip
-    return res
+    res = np.empty((len(rows), 6), np.float64)
+    ok = _look(grid, g, box, r0, c0, rows, taken, turn.hand_counts, turn.draw_masks,
+               turn.bag_size, turn.unseen_counts, turn.unseen_total, turn.opp_masks,
+               turn.exact, turn.held, turn.their, res)  # fmt: skip
+    return res if ok else None

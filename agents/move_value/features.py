@@ -2,8 +2,9 @@
 
 The columns the env shows in its whole-move mode (``qwirkle_env.candidates``) come first,
 computed by the same code, so the agent and a library policy see each move alike. The last
-columns, the look ahead (``agents.move_value.look_ahead``), cost a board copy per move, so they are
-filled only for the few moves the agent shortlists (``Candidates.look_ahead``).
+columns, the look ahead (``agents.move_value.look_ahead``), cost a few move generations per
+move, so they are filled only for the few moves the agent shortlists
+(``Candidates.look_ahead``).
 """
 
 from __future__ import annotations
@@ -44,15 +45,12 @@ class Candidates(MoveRows):
         if self.position is None:
             return
         ahead = TurnLookAhead(self.position, rng, how)
-        looked, moves = [], []
-        for i in rows:
-            kind, what = self.move(i)
-            if kind == "place" and self.features[i, GOES_OUT]:
-                continue  # the game is over
-            looked.append(i)
-            moves.append((what if kind == "place" else (), self.kept(i)))
-        if looked:
-            self.features[looked, _AHEAD] = ahead.values_of(moves) / _AHEAD_SCALE
+        rows = np.asarray(rows, np.int64)
+        over = (rows < self.num_placements) & (self.features[rows, GOES_OUT] != 0)
+        looked = rows[~over]  # a move that goes out ends the game: nothing to look at
+        if len(looked):
+            moves, taken = self.move_arrays(looked)
+            self.features[looked, _AHEAD] = ahead.values_of_rows(moves, taken) / _AHEAD_SCALE
 
 
 def candidates(pos: Position) -> Candidates:

@@ -26,6 +26,7 @@ from agents.move_value.afterstate import values_after
 from qwirkle_env.engine.board import LEN_H, LEN_V, Board
 from qwirkle_env.engine.hand import HAND_SIZE
 from qwirkle_env.engine.lines import ids_of, line_points, mask_of
+from qwirkle_env.engine.placements import row_items, rows_of
 from qwirkle_env.position import Position, chance_opponent_holds
 from qwirkle_env.spec import END_BONUS, NUM_TYPES
 
@@ -84,6 +85,11 @@ class TurnLookAhead:
         self.our_chance: dict[int, list[float]] = {}  # per number of tiles we would draw
         self.opp_masks = np.array(self.opp, np.int64)  # the compiled look's forms of them
         self.their = np.array(self.their_chance, np.float64)
+        self.hand = list(pos.hand)
+        self.hand_counts = np.bincount(np.array(self.hand, np.int64), minlength=NUM_TYPES)
+        self.unseen_counts = np.array(unseen, np.int64)
+        # our top-up's mask by how many tiles we would draw
+        self.draw_masks = np.array([mask_of(self.draw[:k]) for k in range(HAND_SIZE + 1)])
 
     def values(self, items, kept: list[int]) -> tuple[float, ...]:
         """LOOK_AHEAD_FEATURES after placing ``items`` (none: an exchange), keeping ``kept``."""
@@ -91,23 +97,29 @@ class TurnLookAhead:
 
     def values_of(self, moves: list[tuple[tuple, list[int]]]) -> np.ndarray:
         """``values`` of each (items, kept) move, one row each, in one compiled call."""
-        n = len(moves)
-        mine = np.empty(n, np.int64)
-        kept = np.empty(n, np.int64)
-        drawn = np.empty(n, np.int64)
+        taken = np.full((len(moves), HAND_SIZE), -1, np.int64)
         for j, (_, keep) in enumerate(moves):
-            topped = keep + self.draw[: HAND_SIZE - len(keep)] if self.draw else keep
-            mine[j], kept[j] = mask_of(topped), mask_of(keep)
-            drawn[j] = min(HAND_SIZE - len(keep), self.bag_size)
-        chances = np.zeros((HAND_SIZE + 1, NUM_TYPES))
-        for d in set(drawn.tolist()):
-            chances[d] = self._drawn_chance(d)
-        found = values_after(self.board, [items for items, _ in moves], self.opp_masks,
-                             self.exact, self.held, mine, kept, self.their, drawn,
-                             chances)  # fmt: skip
+            rest = list(self.hand)
+            for t in keep:
+                rest.remove(t)
+            taken[j, : len(rest)] = rest
+        return self.values_of_rows(rows_of([(items, 0) for items, _ in moves]), taken)
+
+    def values_of_rows(self, rows: np.ndarray, taken: np.ndarray) -> np.ndarray:
+        """``values_of`` for moves as ``MoveRows.move_arrays`` gives them: placement rows
+        (an exchange places nothing) and the tile ids each takes from the hand (-1: none)."""
+        found = values_after(self.board, rows, taken, self)
         if found is None:
-            found = np.array([self.reference_values(*move) for move in moves], np.float64)
-        return found.reshape(n, len(LOOK_AHEAD_FEATURES))
+            pairs = zip(rows, taken, strict=True)
+            found = np.array([self._reference_row(row, ids) for row, ids in pairs])
+        return found.reshape(len(rows), len(LOOK_AHEAD_FEATURES))
+
+    def _reference_row(self, row: np.ndarray, taken: np.ndarray) -> tuple[float, ...]:
+        kept = list(self.hand)
+        for t in taken.tolist():
+            if t >= 0:
+                kept.remove(t)
+        return self.reference_values(tuple(row_items(row)), kept)
 
     def reference_values(self, items, kept: list[int]) -> tuple[float, ...]:
         """``values`` on a copy of the board, in Python."""

@@ -28,6 +28,7 @@ from qwirkle_env import candidates as candidates_module
 from qwirkle_env.candidates import NUM_ROW_FEATURES, move_rows, reference_move_rows
 from qwirkle_env.engine.hand import distinct_exchanges
 from qwirkle_env.engine.lines import mask_of
+from qwirkle_env.engine.placements import row_items
 from qwirkle_env.move_mode import move_table
 from qwirkle_env.position import Position
 from qwirkle_env.view import PlayerView
@@ -262,6 +263,29 @@ def test_the_agents_rows_keep_the_lazy_lists_and_the_look_ahead():
     assert_same_rows(cands, expected)
     cands.look_ahead(range(3), random.Random(0))
     assert cands.features[:3, NUM_ROW_FEATURES:].any()
+
+
+def test_the_moves_in_bulk_are_the_moves_one_by_one():
+    """move_arrays (a shortlist's placement rows and the tiles each takes, for kernels)
+    says what move() and kept() say, from the lazy arrays and from the tuples alike."""
+    for seed in (3, 12, 40):
+        game = game_after(seed, 6 + seed % 9)
+        lazy = move_rows(Position.of_game(game))
+        tuples = reference_move_rows(tuple_position(game))
+        idx = np.arange(len(lazy))[::-1]  # any order, exchanges and placements mixed
+        rows, taken = lazy.move_arrays(idx)
+        assert np.array_equal(rows, tuples.move_arrays(idx)[0])
+        assert np.array_equal(taken, tuples.move_arrays(idx)[1])
+        for j, i in enumerate(idx.tolist()):
+            kind, what = lazy.move(i)
+            if kind == "place":
+                assert row_items(rows[j]) == list(what)
+                ids = [t for _, t in what]
+            else:
+                assert rows[j, 0] == 0
+                ids = list(what)
+            assert sorted(t for t in taken[j].tolist() if t >= 0) == sorted(ids)
+            assert sorted(lazy.hand) == sorted(lazy.kept(i) + ids)
 
 
 def test_the_rows_run_as_plain_python_without_numba():

@@ -15,6 +15,7 @@ from agents.move_value.look_ahead import LookAhead, TurnLookAhead
 from qwirkle_env import Game
 from qwirkle_env.engine.board import Board
 from qwirkle_env.engine.movegen import COMPILED
+from qwirkle_env.engine.placements import rows_of
 from qwirkle_env.position import Position
 
 pytestmark = pytest.mark.skipif(not COMPILED, reason="the compiled look needs numba")
@@ -37,12 +38,9 @@ def _positions(num_players: int, games: int, seed: int):
 
 
 def _compiled(ahead: TurnLookAhead, board: Board, moves: list):
-    """values_after for these placements, keeping nothing."""
-    n = len(moves)
-    zeros = np.zeros(n, np.int64)
-    chances = np.zeros((7, 36))
-    return values_after(board, moves, ahead.opp_masks, False, 6, zeros, zeros, ahead.their,
-                        zeros, chances)  # fmt: skip
+    """values_after for these placements (the tiles taken from the hand: none)."""
+    rows = rows_of([(items, 0) for items in moves])
+    return values_after(board, rows, np.full((len(moves), 6), -1, np.int64), ahead)
 
 
 def _compare(game: Game, rng: random.Random, how: LookAhead) -> int:
