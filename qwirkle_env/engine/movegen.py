@@ -196,32 +196,13 @@ def _grow_at(grid, g, p, cand, nl, nr, ch, nu, nd, cv, hand, r0, c0, rows, cols,
         rest = hand & ~low
         if not rest:
             continue
-        count = _extend(grid, g, 1, p - nl, p + nr, ch & COMPAT[t], len_h, pts_v, rest, rows,
-                        cols, types, stack, out, count, r0, c0)  # fmt: skip
-        count = _extend(grid, g, g, p - nu * g, p + nd * g, cv & COMPAT[t], len_v, pts_h, rest,
-                        rows, cols, types, stack, out, count, r0, c0)  # fmt: skip
-    return count
-
-
-@njit(cache=True)
-def grow(grid, g, anchors, n_anchors, hand, r0, c0, out) -> int:
-    """Every legal placement of the hand mask's types grown from these anchors (the
-    frontier cells, flat indices, in order) on a non-empty grid; rows into ``out``.
-
-    Returns how many placements there are: more than ``len(out)`` means ``out`` was too
-    short (the rows past its end were not written) and the call should be repeated."""
-    rows, cols, types, stack = _walk()
-    count = 0
-    for a in range(n_anchors):
-        p = anchors[a]
-        fit_h, nl, nr, ch = _axis(grid, p, 1)
-        if not fit_h & hand:
-            continue
-        fit_v, nu, nd, cv = _axis(grid, p, g)
-        cand = fit_h & fit_v & hand
-        if cand:
-            count = _grow_at(grid, g, p, cand, nl, nr, ch, nu, nd, cv, hand, r0, c0, rows, cols,
-                             types, stack, out, count)  # fmt: skip
+        for axis in range(2):  # along the row, then the column: one call site to inline
+            if axis == 0:
+                d, lo, hi, run, length, across = 1, p - nl, p + nr, ch, len_h, pts_v
+            else:
+                d, lo, hi, run, length, across = g, p - nu * g, p + nd * g, cv, len_v, pts_h
+            count = _extend(grid, g, d, lo, hi, run & COMPAT[t], length, across, rest, rows,
+                            cols, types, stack, out, count, r0, c0)  # fmt: skip
     return count
 
 
@@ -264,6 +245,18 @@ def grow_fitted(grid, g, table, n, hand, r0, c0, out) -> int:
                              table[a, CH], table[a, NU], table[a, ND], table[a, CV], hand, r0,
                              c0, rows, cols, types, stack, out, count)  # fmt: skip
     return count
+
+
+@njit(cache=True)
+def grow(grid, g, anchors, n_anchors, hand, r0, c0, out) -> int:
+    """Every legal placement of the hand mask's types grown from these anchors (the
+    frontier cells, flat indices, in order) on a non-empty grid; rows into ``out``.
+
+    Returns how many placements there are: more than ``len(out)`` means ``out`` was too
+    short (the rows past its end were not written) and the call should be repeated."""
+    table = np.empty((n_anchors, ANCHOR_WIDTH), np.int64)
+    n = fit_anchors(grid, g, anchors, n_anchors, table)
+    return grow_fitted(grid, g, table, n, hand, r0, c0, out)
 
 
 @njit(cache=True)
