@@ -78,13 +78,16 @@ CLOCKS = {"cpu": time.process_time, "wall": time.perf_counter}
 clock = CLOCKS["cpu"]
 
 
-def time_calls(positions: list[Game], call) -> list[float]:
-    """Microseconds per call, one call per position."""
-    out = []
+def time_calls(positions: list[Game], calls: list) -> list[list[float]]:
+    """Microseconds per call, one call of each kind per position, the kinds in turn on each
+    position: a shared machine's drift then weighs on every kind alike, and the ratios
+    between them hold."""
+    out: list[list[float]] = [[] for _ in calls]
     for game in positions:
-        start = clock()
-        call(game)
-        out.append((clock() - start) * 1e6)
+        for times, call in zip(out, calls, strict=True):
+            start = clock()
+            call(game)
+            times.append((clock() - start) * 1e6)
     return out
 
 
@@ -207,8 +210,8 @@ def main() -> None:
     ]
     sizes = [len(g.board.placement_rows(masks[id(g)])) for g in positions]
     medians = {}
-    for name, call in calls:
-        us = time_calls(positions, call)
+    timed = time_calls(positions, [call for _, call in calls])
+    for (name, _), us in zip(calls, timed, strict=True):
         medians[name] = statistics.median(us)
         target = ok = note = ""
         if name.startswith("Board.placement"):
