@@ -48,9 +48,17 @@ class Candidates(MoveRows):
         rows = np.asarray(rows, np.int64)
         over = (rows < self.num_placements) & (self.features[rows, GOES_OUT] != 0)
         looked = rows[~over]  # a move that goes out ends the game: nothing to look at
-        if len(looked):
-            moves, taken = self.move_arrays(looked)
-            self.features[looked, _AHEAD] = ahead.values_of_rows(moves, taken) / _AHEAD_SCALE
+        if not len(looked):
+            return
+        if self.position.board.code_grid is None:  # a table beyond any grid: the Python look
+            found = ahead.values_of([self._items_kept(i) for i in looked.tolist()])
+        else:
+            found = ahead.values_of_rows(*self.move_arrays(looked))
+        self.features[looked, _AHEAD] = found / _AHEAD_SCALE
+
+    def _items_kept(self, i: int) -> tuple[tuple, list[int]]:
+        kind, what = self.move(i)
+        return (what if kind == "place" else ()), self.kept(i)
 
 
 def candidates(pos: Position) -> Candidates:

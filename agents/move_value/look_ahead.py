@@ -96,7 +96,11 @@ class TurnLookAhead:
         return tuple(self.values_of([(items, kept)])[0].tolist())
 
     def values_of(self, moves: list[tuple[tuple, list[int]]]) -> np.ndarray:
-        """``values`` of each (items, kept) move, one row each, in one compiled call."""
+        """``values`` of each (items, kept) move, one row each, in one compiled call (in
+        Python on a table without a grid, which may lie beyond int64 rows)."""
+        if self.board.code_grid is None:
+            found = [self.reference_values(items, kept) for items, kept in moves]
+            return np.array(found, np.float64).reshape(len(moves), len(LOOK_AHEAD_FEATURES))
         taken = np.full((len(moves), HAND_SIZE), -1, np.int64)
         for j, (_, keep) in enumerate(moves):
             rest = list(self.hand)

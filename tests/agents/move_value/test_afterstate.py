@@ -106,3 +106,26 @@ def test_a_table_without_a_grid_takes_the_python_path_with_the_same_numbers():
     moved = tuple(((r + far_off, c), t) for (r, c), t in items)
     assert _compiled(ahead, ahead.board, [moved]) is None
     assert ahead.values(moved, kept) == near
+
+
+def test_a_table_beyond_int64_keeps_its_look_ahead():
+    """The engine's table is unbounded: an agent's shortlist on a table past +-2**63 (no
+    grid, no int64 rows) is looked at by the Python path, with the numbers it has near
+    the origin."""
+    game = next(iter(_positions(2, 1, 3)))
+    near = Position.of_game(game)
+    far_off = 2**70
+    board = Board({(r + far_off, c): tile for (r, c), tile in game.board})
+    moved = [
+        (tuple(((r + far_off, c), t) for (r, c), t in items), pts) for items, pts in near.placements
+    ]
+    far = Position(board, near.hand, near.seat, near.scores, near.hand_sizes, near.bag_size,
+                   moved, near.can_exchange)  # fmt: skip
+    looked = {}
+    for name, pos in (("near", near), ("far", far)):
+        cands = candidates(pos)
+        rows = np.arange(min(len(cands), 8))
+        cands.look_ahead(rows, random.Random(4), LookAhead(shortlist=8))
+        looked[name] = cands.features[rows]
+    assert looked["far"][:, -6:].any()
+    assert np.array_equal(looked["near"], looked["far"])
