@@ -11,6 +11,12 @@ to join the board's frontier (``Board`` writes them, so the anchors come in the 
 of the board's frontier dict). The batched simulator's grids use the same positive codes,
 so ``grow`` reads them as they are.
 
+The walk's helpers are inlined (numba's ``inline="always"``) into ``grow_fitted``, the one
+compiled copy of the walk every caller goes through: a call between compiled functions
+passes each array field by field, which cost a good part of the walk. ``_grow_at``
+extends along the row and the column from one call site, so the walk is inlined once;
+twice was a little faster but doubled the first compile.
+
 An output row is ``[tiles, points, row, col, tile, row, col, tile, ...]``, the form
 ``placements.WIDTH`` describes, the tiles in the order they were grown. With numba missing
 these functions run as plain Python, exactly but far slower than ``placements.py``, which
