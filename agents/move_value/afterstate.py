@@ -18,6 +18,8 @@ takes the Python path.
 
 from __future__ import annotations
 
+from typing import Protocol
+
 import numpy as np
 
 from qwirkle_env.engine.board import GRID_MARGIN, Board
@@ -38,7 +40,21 @@ from qwirkle_env.jit import njit
 from qwirkle_env.rowgen import chance_of_holding
 from qwirkle_env.spec import END_BONUS, HAND_SIZE, NUM_TYPES
 
-__all__ = ["values_after"]
+__all__ = ["Turn", "values_after"]
+
+
+class Turn(Protocol):
+    """What the look reads of a turn (``look_ahead.TurnLookAhead`` holds it)."""
+
+    hand_counts: np.ndarray  # our tiles of each type
+    draw_masks: np.ndarray  # our top-up's type mask by how many tiles we would draw
+    bag_size: int
+    unseen_counts: np.ndarray  # copies of each type in the bag or the opponents' hands
+    unseen_total: int
+    opp_masks: np.ndarray  # the next opponent's dealt (or, exact, known) hands
+    exact: bool  # the opponent's hand is known
+    held: int  # tiles the next opponent holds
+    their: np.ndarray  # P(the next opponent holds each type)
 
 
 @njit(cache=True)
@@ -236,12 +252,14 @@ def _look(grid, g, box, r0, c0, rows, taken, hand_counts, draw_masks, bag_size, 
     return True
 
 
-def values_after(board: Board, rows: np.ndarray, taken: np.ndarray, turn) -> np.ndarray | None:
+def values_after(
+    board: Board, rows: np.ndarray, taken: np.ndarray, turn: Turn
+) -> np.ndarray | None:
     """``TurnLookAhead.values``' six numbers for each move of a turn, one row each, on a
     non-empty ``board``, or None where the compiled path cannot serve. ``rows``: the moves'
     tiles as placement rows (``Board.placement_rows``' form; an exchange's places none);
     ``taken``: the tile ids each move takes from the hand (-1: none); ``turn``: the
-    ``TurnLookAhead`` with the turn's hand, deals and chances as arrays."""
+    turn's hand, deals and chances as arrays."""
     coded = board.code_grid if COMPILED else None
     if coded is None:
         return None

@@ -24,7 +24,7 @@ import numpy as np
 
 from agents.move_value.afterstate import values_after
 from qwirkle_env.engine.board import LEN_H, LEN_V, Board
-from qwirkle_env.engine.hand import HAND_SIZE
+from qwirkle_env.engine.hand import HAND_SIZE, remove_tiles
 from qwirkle_env.engine.lines import ids_of, line_points, mask_of
 from qwirkle_env.engine.placements import row_items, rows_of
 from qwirkle_env.position import Position, chance_opponent_holds
@@ -103,10 +103,10 @@ class TurnLookAhead:
             return np.array(found, np.float64).reshape(len(moves), len(LOOK_AHEAD_FEATURES))
         taken = np.full((len(moves), HAND_SIZE), -1, np.int64)
         for j, (_, keep) in enumerate(moves):
-            rest = list(self.hand)
-            for t in keep:
-                rest.remove(t)
-            taken[j, : len(rest)] = rest
+            used = remove_tiles(self.hand, keep)
+            if used is None:
+                raise ValueError(f"kept tiles {list(keep)} are not all in the hand {self.hand}")
+            taken[j, : len(used)] = used
         return self.values_of_rows(rows_of([(items, 0) for items, _ in moves]), taken)
 
     def values_of_rows(self, rows: np.ndarray, taken: np.ndarray) -> np.ndarray:
@@ -119,10 +119,7 @@ class TurnLookAhead:
         return found.reshape(len(rows), len(LOOK_AHEAD_FEATURES))
 
     def _reference_row(self, row: np.ndarray, taken: np.ndarray) -> tuple[float, ...]:
-        kept = list(self.hand)
-        for t in taken.tolist():
-            if t >= 0:
-                kept.remove(t)
+        kept = remove_tiles(self.hand, (t for t in taken.tolist() if t >= 0))
         return self.reference_values(tuple(row_items(row)), kept)
 
     def reference_values(self, items, kept: list[int]) -> tuple[float, ...]:

@@ -129,3 +129,11 @@ def test_a_table_beyond_int64_keeps_its_look_ahead():
         looked[name] = cands.features[rows]
     assert looked["far"][:, -6:].any()
     assert np.array_equal(looked["near"], looked["far"])
+
+
+def test_kept_tiles_not_in_the_hand_are_refused():
+    game = next(iter(_positions(2, 1, 3)))
+    ahead = TurnLookAhead(Position.of_game(game), random.Random(0), LookAhead())
+    missing = next(t for t in range(36) if t not in ahead.hand)
+    with pytest.raises(ValueError, match="not all in the hand"):
+        ahead.values_of([((), [missing])])
