@@ -14,11 +14,13 @@ from __future__ import annotations
 import warnings
 
 try:
-    from numba import literal_unroll, njit, prange
+    from numba import config, literal_unroll, njit, prange
+    from numba.cpython.unsafe.numbers import trailing_zeros
 
     COMPILED = True
 except ImportError:  # pragma: no cover - exercised only where numba is missing
     COMPILED = False
+    config = None
 
     def njit(*args, **kwargs):
         if len(args) == 1 and callable(args[0]) and not kwargs:
@@ -29,6 +31,19 @@ except ImportError:  # pragma: no cover - exercised only where numba is missing
 
     def literal_unroll(items):
         return items
+
+
+if config is None or config.DISABLE_JIT:  # an intrinsic, which plain Python can't run
+
+    def trailing_zeros(mask):
+        return int(mask & -mask).bit_length() - 1
+
+
+@njit(cache=True, inline="always")
+def lowest_bit(mask):
+    """The index of the lowest set bit of a non-zero mask: one instruction compiled,
+    where a loop over the bits cost a step per bit below it."""
+    return trailing_zeros(mask)
 
 
 def kernel(function):
@@ -48,4 +63,4 @@ def warn_if_slow() -> None:
         )
 
 
-__all__ = ["COMPILED", "kernel", "literal_unroll", "njit", "prange", "warn_if_slow"]
+__all__ = ["COMPILED", "kernel", "literal_unroll", "lowest_bit", "njit", "prange", "warn_if_slow"]

@@ -25,18 +25,24 @@ import numpy as np
 from qwirkle_env.engine.board import GRID_MARGIN, Board
 from qwirkle_env.engine.movegen import (
     ANCHOR_WIDTH,
+    BEST,
     COMPILED,
     FIT,
     ND,
     NL,
     NR,
     NU,
+    SINK_MOST,
+    SINK_MOST_OF_TILES,
+    SINK_MOST_OF_TYPES,
     fit_anchors,
-    grow_fitted,
     points_of_line,
+    sink_for,
+    walk_fitted,
+    walk_stack,
 )  # fmt: skip
 from qwirkle_env.engine.placements import WIDTH
-from qwirkle_env.jit import njit
+from qwirkle_env.jit import lowest_bit, njit
 from qwirkle_env.rowgen import chance_of_holding
 from qwirkle_env.spec import END_BONUS, HAND_SIZE, NUM_TYPES
 
@@ -88,30 +94,18 @@ def _frontier(grid, g, box, cells, n_cells, anchors) -> int:
 
 
 @njit(cache=True)
-def _best(grid, g, table, n, hand, exact, held, sub, out):
+def _best(grid, g, table, n, hand, exact, held, sub, none, stack):
     """(most points of one placement of the hand mask, whether one goes out, most points
     of one using only the types of ``sub``, a part of the hand): the end bonus added to
     each placement of ``held`` tiles when the hand is known (``exact``). A placement never
-    holds a type twice, so the part's best is among the hand's placements."""
-    count = grow_fitted(grid, g, table, n, hand, 0, 0, out)
-    if count > out.shape[0]:
-        out = np.empty((count, WIDTH), np.int64)
-        grow_fitted(grid, g, table, n, hand, 0, 0, out)
-    best = part = 0
-    gone = False
-    for k in range(count):
-        pts = out[k, 1]
-        if exact and out[k, 0] == held:
-            pts += END_BONUS
-            gone = True
-        best = max(best, pts)
-        if sub and pts > part:
-            used = 0
-            for j in range(out[k, 0]):
-                used |= np.int64(1) << out[k, 4 + 3 * j]
-            if not used & ~sub:
-                part = pts
-    return best, gone, part
+    holds a type twice, so the part's best is among the hand's placements. ``none``: an
+    empty row array, as no row is written; ``stack``: the walk's scratch."""
+    sink = sink_for(BEST, held if exact else -1, sub)
+    walk_fitted(grid, g, table, n, hand, 0, 0, none, sink, stack)
+    best, gone = sink[SINK_MOST], sink[SINK_MOST_OF_TILES] >= 0
+    if gone:
+        best = max(best, sink[SINK_MOST_OF_TILES] + END_BONUS)
+    return best, gone, sink[SINK_MOST_OF_TYPES]
 
 
 @njit(cache=True)
@@ -124,9 +118,7 @@ def _expected(table, n, chance, spot_pts, spot_p) -> float:
         miss = 1.0
         while fit:
             low = fit & -fit
-            t = 0
-            while not (low >> t) & 1:
-                t += 1
+            t = lowest_bit(low)
             miss *= 1.0 - chance[t]
             fit ^= low
         p = 1.0 - miss
@@ -166,7 +158,8 @@ def _values(grid, g, box, cells, types, counts, opp, exact, held, mine, kept, th
     spot_p = np.empty(room, np.float64)
     saved = np.empty(cells.shape[1], grid.dtype)
     ours = np.empty(chances.shape[1], np.float64)
-    out = np.empty((256, WIDTH), np.int64)
+    none = np.empty((0, WIDTH), np.int64)
+    stack = walk_stack()
     for j in range(len(counts)):
         k = counts[j]
         for i in range(k):
@@ -175,11 +168,11 @@ def _values(grid, g, box, cells, types, counts, opp, exact, held, mine, kept, th
         n = fit_anchors(grid, g, anchors, _frontier(grid, g, box, cells[j], k, anchors), table)
         total, gone = 0.0, False
         for h in range(len(opp)):
-            best, out_h, _ = _best(grid, g, table, n, opp[h], exact, held, 0, out)
+            best, out_h, _ = _best(grid, g, table, n, opp[h], exact, held, 0, none, stack)
             total += best
             gone = gone or out_h
         # our next move from the kept tiles topped up, and (a part of it) from them alone
-        topped, _, own = _best(grid, g, table, n, mine[j], False, 0, kept[j], out)
+        topped, _, own = _best(grid, g, table, n, mine[j], False, 0, kept[j], none, stack)
         for t in range(len(ours)):
             ours[t] = 1.0 if (kept[j] >> t) & 1 else chances[drawn[j], t]
         res[j, 0] = total / max(len(opp), 1)

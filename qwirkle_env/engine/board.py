@@ -41,7 +41,14 @@ from .frontier import (
     T_U,
 )
 from .lines import ALL, COMPAT, ids_of, line_fault, line_points, mask_of
-from .placements import WIDTH, grown_placements, opening_placements, rows_of, rows_to_placements
+from .placements import (
+    WIDTH,
+    grown_placements,
+    opening_placements,
+    rows_of,
+    rows_to_placements,
+    top_rows,
+)
 from .tiles import COPIES, NUM_TYPES, Tile
 
 Cell = tuple[int, int]
@@ -479,19 +486,29 @@ class Board:
         order: ``[tiles, points, row, col, tile, row, col, tile, ...]`` (``WIDTH`` columns,
         unused ones zero). What the compiled generator writes, before any Python tuple is
         built: for callers that score or filter moves in bulk."""
+        return self._rows(hand, top=False)
+
+    def top_placement_rows(self, hand: int) -> np.ndarray:
+        """The rows of ``placement_rows`` that score the most, in its order: what a greedy
+        player chooses among, without the cost of writing every other row."""
+        return self._rows(hand, top=True)
+
+    def _rows(self, hand: int, top: bool) -> np.ndarray:
         if not self._cells:
-            return rows_of(opening_placements(hand))
+            rows = rows_of(opening_placements(hand))
+            return top_rows(rows) if top else rows
         if self._grid is None or not _movegen_ready():
-            return rows_of(grown_placements(self._front, hand))
-        top, bottom, left, right = self._box or self.bounds()
+            rows = rows_of(grown_placements(self._front, hand))
+            return top_rows(rows) if top else rows
+        first, bottom, left, right = self._box or self.bounds()
         r0, c0 = self._r0, self._c0
-        local = (top - r0, bottom - r0, left - c0, right - c0)
-        grid = self._grid
+        local = (first - r0, bottom - r0, left - c0, right - c0)
+        grid, mode = self._grid, _movegen.TOP if top else _movegen.ROWS
         out = np.empty((256, WIDTH), np.int64)
-        count = _movegen.board_placements(grid, self._g, local, self._seq, hand, r0, c0, out)
+        count = _movegen.board_placements(grid, self._g, local, self._seq, hand, r0, c0, out, mode)
         if count > len(out):
             out = np.empty((count, WIDTH), np.int64)
-            _movegen.board_placements(grid, self._g, local, self._seq, hand, r0, c0, out)
+            _movegen.board_placements(grid, self._g, local, self._seq, hand, r0, c0, out, mode)
         return out[:count]
 
     def _grid_cover(self, new_cells: list[Cell]) -> None:

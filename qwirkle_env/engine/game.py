@@ -19,7 +19,7 @@ from .board import Board, Cell, IllegalMove
 from .hand import HAND_SIZE, distinct_exchanges, largest_group, remove_tiles
 from .lines import ALL, mask_of
 from .moves import Exchange, Move, Placement, move_from_json
-from .placements import WIDTH
+from .placements import WIDTH, top_rows
 from .save import game_data, game_parts, record_data, record_parts
 from .tiles import Tile
 
@@ -159,6 +159,15 @@ class Game:
         if self.strict_opening and self.opening_size is not None:
             rows = rows[rows[:, 0] == self.opening_size]
         return rows
+
+    def top_placement_rows(self) -> np.ndarray:
+        """The rows of ``placement_rows`` that score the most, in its order: the greedy
+        player's choices, listed without writing every other placement."""
+        if self.over:
+            return np.zeros((0, WIDTH), np.int64)
+        if self.strict_opening and self.opening_size is not None:
+            return top_rows(self.placement_rows())
+        return self.board.top_placement_rows(mask_of(self.hands[self.current]))
 
     def apply(self, move: Move) -> int:
         """Plays the current player's move and returns its points (end bonus included)."""

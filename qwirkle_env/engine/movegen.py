@@ -18,7 +18,12 @@ extends along the row and the column from one call site, so the walk is inlined 
 twice was a little faster but doubled the first compile.
 
 An output row is ``[tiles, points, row, col, tile, row, col, tile, ...]``, the form
-``placements.WIDTH`` describes, the tiles in the order they were grown. With numba missing
+``placements.WIDTH`` describes, the tiles in the order they were grown. Writing every row
+is a good part of a walk's time, so a caller that wants only the best says so with a
+``sink`` (``SINK_WIDTH`` int64s, ``sink_for``): ``ROWS`` writes every placement,
+``TOP`` only those scoring the most (greedy play needs no other), and ``BEST`` none, only
+the most points overall, of a placement of ``SINK_TILES`` tiles, and of one using only the
+types of ``SINK_TYPES`` (the look ahead's numbers). With numba missing
 these functions run as plain Python, exactly but far slower than ``placements.py``, which
 ``Board`` then uses.
 """
@@ -27,14 +32,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..jit import COMPILED, njit
+from ..jit import COMPILED, kernel, lowest_bit, njit
 from ..spec import MAX_LINE, NUM_TYPES
 from .lines import COMPAT as _COMPAT
 from .lines import line_points
 
 __all__ = [
-    "ANCHOR_WIDTH", "COMPILED", "axis_fit", "board_placements", "fit_anchors", "grow",
-    "grow_fitted", "points_of_line",
+    "ANCHOR_WIDTH", "BEST", "COMPILED", "ROWS", "SINK_MOST", "SINK_MOST_OF_TILES",
+    "SINK_MOST_OF_TYPES", "SINK_TILES", "SINK_TYPES", "SINK_WIDTH", "TOP", "axis_fit",
+    "board_placements", "fit_anchors", "grow", "grow_fitted", "grow_top", "sink_for",
+    "points_of_line", "reset_sink", "walk", "walk_fitted", "walk_stack",
 ]  # fmt: skip
 
 ALL = (1 << NUM_TYPES) - 1
@@ -78,15 +85,60 @@ def _touches(grid, g, q) -> bool:
     return grid[q - 1] > 0 or grid[q + 1] > 0 or grid[q - g] > 0 or grid[q + g] > 0
 
 
+# What the walk does with each placement it finds (a sink's mode), and a sink's fields:
+# its mode, the most points seen, and for BEST the most of a placement of SINK_TILES tiles
+# and the most of one whose types are all in SINK_TYPES (-1 and 0 where none was found).
+ROWS, TOP, BEST = range(3)
+SINK_MODE, SINK_MOST, SINK_TILES, SINK_MOST_OF_TILES, SINK_TYPES, SINK_MOST_OF_TYPES = range(6)
+SINK_WIDTH = 6
+
+
+@njit(cache=True)
+def sink_for(mode, tiles=0, types=0):
+    """A fresh sink: ``mode`` (ROWS, TOP or BEST), and for BEST the number of tiles and the
+    type mask whose best placements it also keeps."""
+    sink = np.zeros(SINK_WIDTH, np.int64)
+    reset_sink(sink, mode, tiles, types)
+    return sink
+
+
+@kernel
+def reset_sink(sink, mode, tiles, types):
+    """``sink_for`` on a sink already there, for kernels that allocate nothing."""
+    sink[SINK_MODE] = mode
+    sink[SINK_MOST] = -1 if mode == TOP else 0
+    sink[SINK_TILES], sink[SINK_MOST_OF_TILES] = tiles, -1
+    sink[SINK_TYPES], sink[SINK_MOST_OF_TYPES] = types, 0
+
+
 @njit(cache=True, inline="always")
-def _emit(out, count, rows, cols, types, k, points) -> int:
+def _emit(out, count, st, k, points, sink) -> int:
+    mode = sink[SINK_MODE]
+    if mode == BEST:
+        if points > sink[SINK_MOST]:
+            sink[SINK_MOST] = points
+        if k == sink[SINK_TILES] and points > sink[SINK_MOST_OF_TILES]:
+            sink[SINK_MOST_OF_TILES] = points
+        if points > sink[SINK_MOST_OF_TYPES]:
+            used = 0
+            for j in range(k):
+                used |= np.int64(1) << st[j, TT]
+            if not used & ~sink[SINK_TYPES]:
+                sink[SINK_MOST_OF_TYPES] = points
+        return count + 1
+    if mode == TOP:
+        if points < sink[SINK_MOST]:
+            return count
+        if points > sink[SINK_MOST]:
+            sink[SINK_MOST] = points
+            count = 0
     if count < out.shape[0]:  # indexed, not through a row view: a view costs a refcount
         out[count, 0] = k
         out[count, 1] = points
         for j in range(k):
-            out[count, 2 + 3 * j] = rows[j]
-            out[count, 3 + 3 * j] = cols[j]
-            out[count, 4 + 3 * j] = types[j]
+            out[count, 2 + 3 * j] = st[j, TR]
+            out[count, 3 + 3 * j] = st[j, TC]
+            out[count, 4 + 3 * j] = st[j, TT]
         for j in range(2 + 3 * k, out.shape[1]):
             out[count, j] = 0
     return count + 1
@@ -94,17 +146,20 @@ def _emit(out, count, rows, cols, types, k, points) -> int:
 
 # The walk's stack: one frame per tile placed after the anchor's (numba can't load a
 # recursive function from its cache, so the recursion of placements.py is a loop here).
-# A frame holds its run and, for the branch it is trying, the cell, candidates and grown run.
+# A frame holds its run and, for the branch it is trying, the cell, candidates and grown run;
+# row k also holds the k-th tile placed (TR, TC, TT: its row, column and type).
 LO, HI, COMPAT_, LEN, PERP, REST, FWD, NEXT, CAND, Q, RUN, NLO, NHI, NLEN, NPERP, BFWD, QR, QC = (
     range(18)
 )
+TR, TC, TT = 18, 19, 20
+FRAME_WIDTH = 21
 
 
 @njit(cache=True, inline="always")
-def _extend(grid, g, d, lo, hi, compat, length, perp_pts, rest, rows, cols, types, st, out,
-            count, r0, c0) -> int:  # fmt: skip
+def _extend(grid, g, d, lo, hi, compat, length, perp_pts, rest, st, out, count, r0, c0,
+            sink) -> int:  # fmt: skip
     """placements._extend and _branch: every run grown from [lo, hi] along d, forwards
-    then backwards, after the anchor's tile (rows[0], cols[0], types[0]). Frames are read as
+    then backwards, after the anchor's tile (st[0, TR], st[0, TC], st[0, TT]). Frames are read as
     st[sp, FIELD], not through row views, each of which would cost a reference count."""
     sp = 0
     st[0, LO], st[0, HI], st[0, COMPAT_], st[0, LEN] = lo, hi, compat, length
@@ -152,14 +207,13 @@ def _extend(grid, g, d, lo, hi, compat, length, perp_pts, rest, rows, cols, type
             continue
         cand = st[sp, CAND]
         low = cand & -cand
-        t = 0
-        while not (low >> t) & 1:
-            t += 1
+        t = lowest_bit(low)
         st[sp, CAND] = cand ^ low
         k = sp + 1  # tiles placed before this one
-        rows[k], cols[k], types[k] = st[sp, QR], st[sp, QC], t
+        st[k, TR], st[k, TC], st[k, TT] = st[sp, QR], st[sp, QC], t
         nlen = st[sp, NLEN]
-        count = _emit(out, count, rows, cols, types, k + 1, points_of_line(nlen) + st[sp, NPERP])
+        pts = points_of_line(nlen) + st[sp, NPERP]
+        count = _emit(out, count, st, k + 1, pts, sink)
         left = st[sp, REST] & ~low
         if left and nlen < MAX_LINE:
             u = sp + 1
@@ -171,17 +225,14 @@ def _extend(grid, g, d, lo, hi, compat, length, perp_pts, rest, rows, cols, type
 
 
 @njit(cache=True)
-def _walk():
-    """The walk's scratch: the tiles placed so far (rows, cols, types) and its stack."""
-    rows = np.zeros(MAX_LINE, np.int64)
-    cols = np.zeros(MAX_LINE, np.int64)
-    types = np.zeros(MAX_LINE, np.int64)
-    return rows, cols, types, np.zeros((MAX_LINE, 18), np.int64)
+def walk_stack():
+    """The walk's scratch (``walk_fitted``'s ``stack``): its frames and the tiles placed."""
+    return np.zeros((MAX_LINE, FRAME_WIDTH), np.int64)
 
 
 @njit(cache=True, inline="always")
-def _grow_at(grid, g, p, cand, nl, nr, ch, nu, nd, cv, hand, r0, c0, rows, cols, types,
-             stack, out, count) -> int:  # fmt: skip
+def _grow_at(grid, g, p, cand, nl, nr, ch, nu, nd, cv, hand, r0, c0, stack, out, count,
+             sink) -> int:  # fmt: skip
     """Every placement whose anchor is p, its tile one of ``cand``: p's runs are nl tiles
     to the left, nr to the right (compatible types ch), nu up and nd down (cv)."""
     len_h, len_v = nl + nr + 1, nu + nd + 1
@@ -190,15 +241,13 @@ def _grow_at(grid, g, p, cand, nl, nr, ch, nu, nd, cv, hand, r0, c0, rows, cols,
     single = pts_h + pts_v
     if single == 0:
         single = 1
-    rows[0], cols[0] = p // g + r0, p % g + c0
+    stack[0, TR], stack[0, TC] = p // g + r0, p % g + c0
     while cand:
         low = cand & -cand
-        t = 0
-        while not (low >> t) & 1:
-            t += 1
+        t = lowest_bit(low)
         cand ^= low
-        types[0] = t
-        count = _emit(out, count, rows, cols, types, 1, single)
+        stack[0, TT] = t
+        count = _emit(out, count, stack, 1, single, sink)
         rest = hand & ~low
         if not rest:
             continue
@@ -207,8 +256,8 @@ def _grow_at(grid, g, p, cand, nl, nr, ch, nu, nd, cv, hand, r0, c0, rows, cols,
                 d, lo, hi, run, length, across = 1, p - nl, p + nr, ch, len_h, pts_v
             else:
                 d, lo, hi, run, length, across = g, p - nu * g, p + nd * g, cv, len_v, pts_h
-            count = _extend(grid, g, d, lo, hi, run & COMPAT[t], length, across, rest, rows,
-                            cols, types, stack, out, count, r0, c0)  # fmt: skip
+            count = _extend(grid, g, d, lo, hi, run & COMPAT[t], length, across, rest, stack,
+                            out, count, r0, c0, sink)  # fmt: skip
     return count
 
 
@@ -218,7 +267,7 @@ CELL, FIT, NL, NR, CH, NU, ND, CV = range(8)
 ANCHOR_WIDTH = 8
 
 
-@njit(cache=True)
+@kernel
 def fit_anchors(grid, g, anchors, n_anchors, table) -> int:
     """The anchors where some tile fits, in order, each with its runs (a row of ``table``,
     ANCHOR_WIDTH wide): worked out once for several hands on one table (``grow_fitted``).
@@ -239,18 +288,42 @@ def fit_anchors(grid, g, anchors, n_anchors, table) -> int:
     return n
 
 
-@njit(cache=True)
-def grow_fitted(grid, g, table, n, hand, r0, c0, out) -> int:
-    """``grow`` from ``fit_anchors``' table: the same placements in the same order."""
-    rows, cols, types, stack = _walk()
+@kernel
+def walk_fitted(grid, g, table, n, hand, r0, c0, out, sink, stack) -> int:
+    """``grow_fitted`` with its scratch given (``walk_stack``), for callers that walk many
+    times: compiled without reference counting, which numba otherwise spends on the
+    arrays handed between the walk's inlined parts (most of the walk's time)."""
     count = 0
     for a in range(n):
         cand = table[a, FIT] & hand
         if cand:
             count = _grow_at(grid, g, table[a, CELL], cand, table[a, NL], table[a, NR],
                              table[a, CH], table[a, NU], table[a, ND], table[a, CV], hand, r0,
-                             c0, rows, cols, types, stack, out, count)  # fmt: skip
+                             c0, stack, out, count, sink)  # fmt: skip
     return count
+
+
+@njit(cache=True)
+def grow_fitted(grid, g, table, n, hand, r0, c0, out, sink) -> int:
+    """``grow`` from ``fit_anchors``' table, each placement to ``sink``: the same placements
+    in the same order. Returns how many rows were meant for ``out`` (ROWS: every
+    placement; TOP: those scoring the most; BEST: every placement, none written)."""
+    return walk_fitted(grid, g, table, n, hand, r0, c0, out, sink, walk_stack())
+
+
+@kernel
+def walk(grid, g, anchors, n_anchors, hand, r0, c0, out, sink, table, stack) -> int:
+    """``fit_anchors`` into ``table`` (``n_anchors`` rows at least), then ``walk_fitted``:
+    ``grow`` for kernels that allocate nothing."""
+    n = fit_anchors(grid, g, anchors, n_anchors, table)
+    return walk_fitted(grid, g, table, n, hand, r0, c0, out, sink, stack)
+
+
+@njit(cache=True)
+def _grow_to(grid, g, anchors, n_anchors, hand, r0, c0, out, mode) -> int:
+    table = np.empty((n_anchors, ANCHOR_WIDTH), np.int64)
+    return walk(grid, g, anchors, n_anchors, hand, r0, c0, out, sink_for(mode), table,
+                walk_stack())  # fmt: skip
 
 
 @njit(cache=True)
@@ -260,17 +333,22 @@ def grow(grid, g, anchors, n_anchors, hand, r0, c0, out) -> int:
 
     Returns how many placements there are: more than ``len(out)`` means ``out`` was too
     short (the rows past its end were not written) and the call should be repeated."""
-    table = np.empty((n_anchors, ANCHOR_WIDTH), np.int64)
-    n = fit_anchors(grid, g, anchors, n_anchors, table)
-    return grow_fitted(grid, g, table, n, hand, r0, c0, out)
+    return _grow_to(grid, g, anchors, n_anchors, hand, r0, c0, out, ROWS)
 
 
 @njit(cache=True)
-def board_placements(grid, g, box, ranks, hand, r0, c0, out) -> int:
-    """``grow`` on a ``Board``'s grid: the anchors are the cells with negative codes
-    around ``box`` (min row, max row, min col, max col, grid coordinates), taken in the
-    order they joined the frontier: codes -1 to -``ranks``, each rank once, so each cell
-    is put in its place instead of sorted."""
+def grow_top(grid, g, anchors, n_anchors, hand, r0, c0, out) -> int:
+    """``grow``'s rows that score the most, in ``grow``'s order (what a greedy player
+    chooses among); returns how many, with ``grow``'s rule for a short ``out``."""
+    return _grow_to(grid, g, anchors, n_anchors, hand, r0, c0, out, TOP)
+
+
+@njit(cache=True)
+def board_placements(grid, g, box, ranks, hand, r0, c0, out, mode) -> int:
+    """``grow`` (``mode`` ROWS) or ``grow_top`` (TOP) on a ``Board``'s grid: the anchors
+    are the cells with negative codes around ``box`` (min row, max row, min col, max col,
+    grid coordinates), taken in the order they joined the frontier: codes -1 to
+    -``ranks``, each rank once, so each cell is put in its place instead of sorted."""
     at = np.full(ranks, -1, np.int64)  # at[k]: the cell ranked k, if still a frontier cell
     for r in range(box[0] - 1, box[1] + 2):
         for c in range(box[2] - 1, box[3] + 2):
@@ -282,4 +360,4 @@ def board_placements(grid, g, box, ranks, hand, r0, c0, out) -> int:
         if at[k] >= 0:
             at[n] = at[k]
             n += 1
-    return grow(grid, g, at, n, hand, r0, c0, out)
+    return _grow_to(grid, g, at, n, hand, r0, c0, out, mode)

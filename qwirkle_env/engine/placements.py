@@ -122,6 +122,11 @@ def rows_of(found: list) -> np.ndarray:
     return out
 
 
+def top_rows(rows: np.ndarray) -> np.ndarray:
+    """The rows scoring the most, in their order (none if there are none)."""
+    return rows[rows[:, 1] == rows[:, 1].max()] if len(rows) else rows
+
+
 def rows_to_placements(rows: list) -> list:
     """Rows (as lists: ``array.tolist()``) -> ``[(((row, col), tile_id), ...), points)]``."""
     found = []

@@ -17,20 +17,23 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..engine.movegen import grow
+from ..engine.movegen import ANCHOR_WIDTH, TOP, reset_sink, sink_for, walk, walk_stack
 from ..engine.placements import WIDTH
-from ..jit import njit
-from ..spec import HAND_SIZE, MAX_TURNS, NUM_SHAPES
+from ..jit import kernel, njit
+from ..spec import MAX_TURNS, NUM_SHAPES
 from . import core
 from .mt19937 import randbelow
 from .state import C_GRID, PLACED
 
 SHAPE = sum(1 << (NUM_SHAPES * c) for c in range(NUM_SHAPES))  # the circles; << k for shape k
 
-__all__ = ["WIDTH", "greedy_games", "greedy_playout", "greedy_turn", "place_row"]
+__all__ = [
+    "WIDTH", "greedy_games", "greedy_playout", "greedy_turn", "place_row", "playout_turns",
+    "scratch",
+]  # fmt: skip
 
 
-@njit(cache=True)
+@kernel
 def place_row(s, i, row):
     """Puts a movegen row's tiles (grid coordinates) down as slot i's turn, as
     core.apply_action does tile by tile; ``core.end_turn`` then scores and commits them."""
@@ -47,19 +50,27 @@ def place_row(s, i, row):
     s.n_placed[i] = row[0]
 
 
-@njit(cache=True)
+@kernel
+def _group(distinct, k) -> int:
+    """Group k of a hand's distinct tiles: colour k // 2 (k even) or shape k // 2 (odd)."""
+    if k % 2 == 0:
+        return distinct & (0b111111 << (6 * (k // 2)))
+    return distinct & (SHAPE << (k // 2))
+
+
+@kernel
 def _largest_group_mask(distinct) -> int:
     """The first largest colour or shape group (colour k, then shape k, k = 0..5)."""
     best, size = 0, 0
-    for k in range(6):
-        for m in (distinct & (0b111111 << (6 * k)), distinct & (SHAPE << k)):
-            n = core.bit_count(m)
-            if n > size:
-                best, size = m, n
+    for k in range(12):
+        m = _group(distinct, k)
+        n = core.bit_count(m)
+        if n > size:
+            best, size = m, n
     return best
 
 
-@njit(cache=True)
+@kernel
 def _opening(s, i, row):
     """A largest group (one of the hand's, drawn by the slot's generator), rightwards."""
     seat = s.current[i]
@@ -67,14 +78,17 @@ def _opening(s, i, row):
     for j in range(s.hand_n[i, seat]):
         distinct |= np.int64(1) << s.hands[i, seat, j]
     size = core.bit_count(_largest_group_mask(distinct))
-    groups = np.zeros(12, np.int64)
     n = 0
-    for k in range(6):
-        for m in (distinct & (0b111111 << (6 * k)), distinct & (SHAPE << k)):
-            if core.bit_count(m) == size:
-                groups[n] = m
-                n += 1
-    m = groups[0] if n == 1 else groups[randbelow(s.rng, s.rng_pos, i, n)]
+    for k in range(12):
+        n += core.bit_count(_group(distinct, k)) == size
+    pick = 0 if n == 1 else randbelow(s.rng, s.rng_pos, i, n)
+    m = 0
+    for k in range(12):
+        if core.bit_count(_group(distinct, k)) == size:
+            if pick == 0:
+                m = _group(distinct, k)
+                break
+            pick -= 1
     row[0] = size
     j = 0
     for t in range(36):
@@ -85,7 +99,7 @@ def _opening(s, i, row):
             j += 1
 
 
-@njit(cache=True)
+@kernel
 def _exchange(s, i):
     """The greedy exchange (baselines.exchange_rule) set aside as this turn's."""
     seat = s.current[i]
@@ -95,7 +109,7 @@ def _exchange(s, i):
     for j in range(n):
         distinct |= np.int64(1) << hand[j]
     keep = _largest_group_mask(distinct)
-    out = np.zeros(HAND_SIZE, np.int64)
+    out = s.exch[i]  # the tiles to trade, worked out in place
     m = 0
     for j in range(n):
         t = hand[j]
@@ -125,12 +139,11 @@ def _exchange(s, i):
                     break
                 pick -= 1
     for k in range(take):
-        s.exch[i, k] = out[k]
         s.n_left[i] = core.remove_tile(s.left[i], s.n_left[i], out[k])
     s.n_exch[i] = take
 
 
-@njit(cache=True)
+@kernel
 def _copies(hand, n, t) -> int:
     c = 0
     for j in range(n):
@@ -138,56 +151,75 @@ def _copies(hand, n, t) -> int:
     return c
 
 
-@njit(cache=True)
-def greedy_turn(s, i, out) -> int:
-    """Plays slot i's turn greedily (``out``: scratch rows); returns the points scored."""
-    seat = s.current[i]
-    before = s.scores[i, seat]
-    g = s.cfg[C_GRID]
+@kernel
+def _turn(s, i, out, sink, table, stack) -> int:
+    """Slot i's greedy turn, with scratch for the walk. Returns 0, or (nothing played, the
+    generator untouched) how many rows ``out`` must hold for this turn's ties."""
     if s.tiles[i] == 0:
         _opening(s, i, out[0])
         place_row(s, i, out[0])
         core.end_turn(s, i)
-        return s.scores[i, seat] - before
+        return 0
+    seat = s.current[i]
     hand = 0
     for j in range(s.hand_n[i, seat]):
         hand |= np.int64(1) << s.hands[i, seat, j]
-    rows = out
-    count = grow(s.grid[i], g, s.front[i], s.n_front[i], hand, 0, 0, rows)
-    if count > rows.shape[0]:
-        rows = np.empty((count, WIDTH), np.int64)
-        grow(s.grid[i], g, s.front[i], s.n_front[i], hand, 0, 0, rows)
+    reset_sink(sink, TOP, 0, 0)  # only the placements scoring the most: the ties, in order
+    count = walk(s.grid[i], s.cfg[C_GRID], s.front[i], s.n_front[i], hand, 0, 0, out, sink,
+                 table, stack)  # fmt: skip
+    if count > out.shape[0]:
+        return count
     if count == 0:
         _exchange(s, i)
     else:
-        top = -1
-        ties = 0
-        for k in range(count):
-            if rows[k, 1] > top:
-                top = rows[k, 1]
-                ties = 1
-            elif rows[k, 1] == top:
-                ties += 1
-        pick = 0 if ties == 1 else randbelow(s.rng, s.rng_pos, i, ties)
-        for k in range(count):
-            if rows[k, 1] == top:
-                if pick == 0:
-                    place_row(s, i, rows[k])
-                    break
-                pick -= 1
+        place_row(s, i, out[0 if count == 1 else randbelow(s.rng, s.rng_pos, i, count)])
     core.end_turn(s, i)
-    return s.scores[i, seat] - before
+    return 0
+
+
+@kernel
+def playout_turns(s, i, turns, out, sink, table, stack, played) -> int:
+    """``greedy_playout`` for kernels that allocate nothing (the walk's scratch given:
+    ``scratch``), its turns counted in ``played[0]``; returns 0 when done, or how many
+    rows ``out`` must hold to go on."""
+    while not s.over[i] and s.error[i] == 0 and played[0] != turns and played[0] < MAX_TURNS:
+        need = _turn(s, i, out, sink, table, stack)
+        if need:
+            return need
+        played[0] += 1
+    return 0
+
+
+@njit(cache=True)
+def scratch(s):
+    """The walk's scratch for the slots' turns: a sink, a table of anchors, a stack."""
+    return sink_for(TOP), np.empty((s.front.shape[1], ANCHOR_WIDTH), np.int64), walk_stack()
 
 
 @njit(cache=True)
 def greedy_playout(s, i, turns, out) -> int:
     """Greedy turns in slot i until its game ends or ``turns`` turns were played (-1: no
-    limit but ``MAX_TURNS``); returns the turns played."""
-    n = 0
-    while not s.over[i] and s.error[i] == 0 and n != turns and n < MAX_TURNS:
-        greedy_turn(s, i, out)
-        n += 1
-    return n
+    limit but ``MAX_TURNS``); returns the turns played. ``out``: scratch rows (a longer
+    array is made for a turn with more ties than it holds)."""
+    sink, table, stack = scratch(s)
+    played = np.zeros(1, np.int64)
+    need = playout_turns(s, i, turns, out, sink, table, stack, played)
+    while need:
+        out = np.empty((need, WIDTH), np.int64)
+        need = playout_turns(s, i, turns, out, sink, table, stack, played)
+    return played[0]
+
+
+@njit(cache=True)
+def greedy_turn(s, i, out) -> int:
+    """Plays slot i's turn greedily (``out``: scratch rows); returns the points scored."""
+    seat = s.current[i]
+    before = s.scores[i, seat]
+    sink, table, stack = scratch(s)
+    need = _turn(s, i, out, sink, table, stack)
+    if need:
+        _turn(s, i, np.empty((need, WIDTH), np.int64), sink, table, stack)
+    return s.scores[i, seat] - before
 
 
 @njit(cache=True)

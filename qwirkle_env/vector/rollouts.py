@@ -5,7 +5,7 @@ A decision loads its table once (``load_game`` into slot 0). Each simulation dea
 tiles the player cannot see afresh (the opponents' hands and the bag, shuffled together by
 a generator seeded for that simulation), then plays every candidate in slot 1, a copy of
 that deal: each candidate meets the same hands, the same bag and the same generator
-(common random numbers). Greedy turns follow (``playout.greedy_playout``), and the result
+(common random numbers). Greedy turns follow (``playout.playout_turns``), and the result
 is the margin from the player's seat, as ``spec.margin`` scores it.
 
 The deal is uniform over the unseen tiles, as ``PlayerView.sample_game``'s is; the greedy
@@ -19,31 +19,35 @@ import numpy as np
 from ..engine.game import Game
 from ..engine.moves import Exchange, Move, Placement
 from ..engine.placements import WIDTH
-from ..jit import literal_unroll, njit
+from ..jit import kernel, literal_unroll
 from ..spec import NUM_TILES
 from . import core
 from .load import load_game
 from .mt19937 import seed_from_int63, shuffle
-from .playout import greedy_playout, place_row
+from .playout import place_row, playout_turns, scratch
 from .state import C_GRID, C_PLAYERS, GRID, State, allocate
 
 WINDOW = 5  # the tile mode's window, which rollouts never look at: the smallest is cheapest
 DEAL, PLAY = 0, 1  # the slots: the decision's table and deal, and the candidate in play
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _copy_slot(fields, src, dst):
-    for a in literal_unroll(fields):
-        a[dst] = a[src]
+    for a in literal_unroll(fields):  # element by element: a slice copy would allocate
+        to = a[dst : dst + 1].reshape(-1)
+        of = a[src : src + 1].reshape(-1)
+        for j in range(to.size):
+            to[j] = of[j]
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _deal(s, seat, unseen, pool):
     """Slot DEAL's other hands and bag dealt again from ``unseen`` (the tiles ``seat``
     cannot see, in a fixed order, so that a seed always deals the same)."""
     i = DEAL
     n = unseen.shape[0]
-    pool[:n] = unseen
+    for j in range(n):
+        pool[j] = unseen[j]
     shuffle(s.rng, s.rng_pos, i, pool, n)
     n = 0
     for p in range(s.cfg[C_PLAYERS]):
@@ -57,7 +61,7 @@ def _deal(s, seat, unseen, pool):
         n += 1
 
 
-@njit(cache=True, nogil=True)
+@kernel
 def _play(s, row):
     """Slot PLAY's turn: a placement row, or an exchange ([0, k, tile, ..., tile])."""
     i = PLAY
@@ -72,12 +76,17 @@ def _play(s, row):
     core.end_turn(s, i)
 
 
-@njit(cache=True, nogil=True)
-def simulate(s, fields, seat, seed, deal, unseen, moves, turns, scratch, pool, margins) -> int:
+@kernel
+def simulate(s, fields, seat, seed, deal, unseen, moves, turns, scratch, pool, margins, walk,
+             played) -> int:  # fmt: skip
     """One simulation: a fresh deal (unless ``deal`` is False: the hands and bag as loaded),
     then each of ``moves`` played in it and followed by ``turns`` greedy turns (-1: to the
     end); ``margins[k]`` gets move k's final margin from ``seat``. ``seed`` seeds the deal
-    and the greedy turns' ties. Returns the simulator's error code (0: none)."""
+    and the greedy turns' ties; ``walk`` is the move generator's scratch (a sink, a table,
+    a stack: ``playout.scratch``). Returns the simulator's error code (0: none), or minus
+    the rows ``scratch`` must hold for a turn's ties (the simulation is then to be run
+    again with more: it deals and plays the same)."""
+    sink, table, stack = walk
     seed_from_int63(s.rng, s.rng_pos, DEAL, seed, s.key[DEAL])
     if deal:
         _deal(s, seat, unseen, pool)
@@ -85,7 +94,10 @@ def simulate(s, fields, seat, seed, deal, unseen, moves, turns, scratch, pool, m
     for k in range(moves.shape[0]):
         _copy_slot(fields, DEAL, PLAY)
         _play(s, moves[k])
-        greedy_playout(s, PLAY, turns, scratch)
+        played[0] = 0
+        need = playout_turns(s, PLAY, turns, scratch, sink, table, stack, played)
+        if need:
+            return -need
         if s.error[PLAY]:
             return s.error[PLAY]
         others = 0
@@ -114,15 +126,22 @@ class Rollouts:
         self.moves = _rows(moves, self.state)
         self.margins = np.zeros(len(moves))
         self.scratch = np.empty((256, WIDTH), np.int64)
+        self.walk = scratch(self.state)
+        self.played = np.zeros(1, np.int64)
         self.pool = np.empty(NUM_TILES, np.int8)
 
     def simulate(self, seed: int, turns: int | None) -> np.ndarray:
         """Each move's margin after it and ``turns`` greedy turns (None: to the end) in one
         deal drawn from ``seed`` (0 <= seed < 2**63): the same deal for every move."""
-        error = simulate(
-            self.state, self.fields, self.seat, seed, self.deal, self.unseen, self.moves,
-            -1 if turns is None else turns, self.scratch, self.pool, self.margins,
-        )  # fmt: skip
+        while True:
+            error = simulate(
+                self.state, self.fields, self.seat, seed, self.deal, self.unseen, self.moves,
+                -1 if turns is None else turns, self.scratch, self.pool, self.margins,
+                self.walk, self.played,
+            )  # fmt: skip
+            if error >= 0:
+                break
+            self.scratch = np.empty((-error, WIDTH), np.int64)
         if error:
             raise RuntimeError(f"a rollout stopped: {core.ERRORS[error]}")
         return self.margins.copy()

@@ -3,7 +3,8 @@
 At every position of seeded games (2-4 players; random, greedy and heuristic play; strict
 and relaxed openings; crafted endgames with an empty bag) the public lists must be equal,
 placement for placement, points and order included: ``Board.placements_with_points``,
-``Board.placement_rows``, ``Game.placements_with_points`` and ``Game.legal_moves``. CI plays
+``Board.placement_rows``, the top rows of both, ``Game.placements_with_points`` and
+``Game.legal_moves``. CI plays
 a few dozen games; ``-m slow`` plays 1,000 more and 300 endgames. The crafted rule tests
 (tests/engine/: test_board, test_game, test_properties) check every list they make through the
 ``generators_agree`` fixture.
@@ -24,7 +25,7 @@ from qwirkle_env import Board, Color, Game, Shape, Tile
 from qwirkle_env.engine import board as board_module
 from qwirkle_env.engine import movegen
 from qwirkle_env.engine.lines import mask_of
-from qwirkle_env.engine.placements import WIDTH, row_items, rows_of
+from qwirkle_env.engine.placements import WIDTH, row_items, rows_of, top_rows
 from qwirkle_env.view import PlayerView
 from tests.conftest import ROOT, play_endgame, play_seeded, reference_placements
 
@@ -36,10 +37,12 @@ def check_position(game: Game) -> list:
     expected = reference_placements(board, hand)
     assert board.placements_with_points(hand) == expected
     assert np.array_equal(board.placement_rows(hand), rows_of(expected))
+    assert np.array_equal(board.top_placement_rows(hand), top_rows(rows_of(expected)))
     found = game.placements_with_points()
     if game.strict_opening and game.opening_size is not None:
         expected = [p for p in expected if len(p[0]) == game.opening_size]
     assert found == expected
+    assert np.array_equal(game.top_placement_rows(), top_rows(rows_of(expected)))
     return found
 
 

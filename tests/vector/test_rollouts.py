@@ -93,6 +93,19 @@ def test_every_candidate_meets_the_same_deal_and_seeds_repeat():
     assert len(deals) > 1, "the margins depend on the deal"
 
 
+def test_a_short_scratch_is_made_longer_and_the_simulation_repeated():
+    game = Game(2, seed=9)
+    rng = random.Random(9)
+    for _ in range(10):
+        game.apply(rng.choice(game.legal_moves()))
+    moves = game.legal_moves()[:3]
+    expected = [Rollouts(game, moves).simulate(seed, None) for seed in range(4)]
+    short = Rollouts(game, moves)
+    short.scratch = short.scratch[:1]  # one row: any turn with tied best moves overflows it
+    assert [list(short.simulate(seed, None)) for seed in range(4)] == [list(m) for m in expected]
+    assert len(short.scratch) > 1, "a turn with ties asked for more rows"
+
+
 def test_bad_candidates_are_refused():
     game = Game(2, seed=1)
     with pytest.raises(ValueError, match="at least one candidate"):
