@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from .engine.lines import COMPAT as COMPAT_TUPLE
-from .jit import COMPILED, njit
+from .jit import COMPILED, kernel, njit
 from .position import chance_opponent_holds
 from .spec import COPIES, END_BONUS, HAND_SIZE, MAX_LINE, NUM_COLORS, NUM_SHAPES, NUM_TYPES
 
@@ -82,7 +82,7 @@ def empty_grid() -> tuple[np.ndarray, int, int, int]:
     return np.zeros(EMPTY_SIDE * EMPTY_SIDE, np.int16), EMPTY_SIDE, EMPTY_ORIGIN, EMPTY_ORIGIN
 
 
-@njit(cache=True)
+@kernel
 def _side(grid, p, d):
     """(length, compatible mask) of the run of tiles next to empty cell p along d: a
     frontier record's N_* and C_* (none: 0 and ALL)."""
@@ -95,14 +95,15 @@ def _side(grid, p, d):
     return n, compat
 
 
-@njit(cache=True)
-def _leave(row, kept, vals, m, unseen, playable):
+@kernel
+def _leave(row, kept, vals, m, unseen, playable, colours, shapes):
     """The eight leave columns of the kept tiles: ``kept[i]`` copies of type ``vals[i]``
-    (the hand's distinct types, ascending), as the reference describes them."""
+    (the hand's distinct types, ascending), as the reference describes them; ``colours``
+    and ``shapes``: scratch, one count per colour and per shape."""
     n_kept = 0
     distinct = 0
-    colours = np.zeros(NUM_COLORS, np.int64)
-    shapes = np.zeros(NUM_SHAPES, np.int64)
+    colours[:] = 0
+    shapes[:] = 0
     fit = 0
     live = 0
     for i in range(m):
@@ -141,7 +142,7 @@ def _leave(row, kept, vals, m, unseen, playable):
     row[COL_KEPT + 7] = live / (COPIES * HAND_SIZE)
 
 
-@njit(cache=True)
+@kernel
 def _count_line(row, length, compat, kept, vals, m, risk, known, unseen, total, held):
     """Adds one line through the placed tiles, (length, compatible mask) after the move,
     to the line columns: the loop at the end of the reference's line features."""
@@ -183,10 +184,23 @@ def row_features(grid, g, r0, c0, placements, hand, bag_size, unseen, held, play
     each type not seen, ``held`` the tiles the opponents hold, ``playable`` the mask of
     the types that fit somewhere now, ``context`` the float64 values of the position's
     columns (the rest of each row starts at zero, ``extra`` columns included)."""
+    n = hand.shape[0] + 1
+    counted = np.zeros((3, n), np.int64)  # the hand's distinct types, their copies, kept
+    _rows(grid, g, r0, c0, placements, hand, bag_size, unseen, held, playable, context,
+          exchanges, n_exchanges, out, points, counted, np.zeros(context.shape[0]),
+          np.zeros(NUM_TYPES), np.zeros(NUM_TYPES, np.bool_),
+          np.zeros(NUM_COLORS + NUM_SHAPES, np.int64))  # fmt: skip
+
+
+@kernel
+def _rows(grid, g, r0, c0, placements, hand, bag_size, unseen, held, playable, context,
+          exchanges, n_exchanges, out, points, counted, row, risk, known,
+          groups) -> None:  # fmt: skip
+    """``row_features`` with its scratch given, compiled without reference counting."""
     width = context.shape[0]
     n_place = placements.shape[0]
-    vals = np.zeros(hand.shape[0] + 1, np.int64)  # the hand's distinct types, ascending
-    counts = np.zeros(hand.shape[0] + 1, np.int64)  # and their copies
+    vals, counts, kept = counted[0], counted[1], counted[2]
+    colours, shapes = groups[:NUM_COLORS], groups[NUM_COLORS:]
     m = 0
     for t in hand:
         if m and vals[m - 1] == t:
@@ -195,10 +209,6 @@ def row_features(grid, g, r0, c0, placements, hand, bag_size, unseen, held, play
             vals[m] = t
             counts[m] = 1
             m += 1
-    kept = np.zeros(hand.shape[0] + 1, np.int64)
-    row = np.zeros(width, np.float64)
-    risk = np.zeros(NUM_TYPES, np.float64)
-    known = np.zeros(NUM_TYPES, np.bool_)
     total = 0
     for t in range(NUM_TYPES):
         total += unseen[t]
@@ -264,7 +274,7 @@ def row_features(grid, g, r0, c0, placements, hand, bag_size, unseen, held, play
                 n2, c2 = _side(grid, q, across)
                 _count_line(row, n1 + n2 + 1, c1 & c2 & COMPAT[move[4 + 3 * s]], kept, vals,
                             m, risk, known, unseen, total, held)  # fmt: skip
-        _leave(row, kept, vals, m, unseen, playable)
+        _leave(row, kept, vals, m, unseen, playable, colours, shapes)
         for i in range(width):
             out[j, i] = row[i]
         points[j] = pts
@@ -280,7 +290,7 @@ def row_features(grid, g, r0, c0, placements, hand, bag_size, unseen, held, play
                 if vals[i] == t:
                     kept[i] -= 1
                     break
-        _leave(row, kept, vals, m, unseen, playable)
+        _leave(row, kept, vals, m, unseen, playable, colours, shapes)
         for i in range(width):
             out[n_place + e, i] = row[i]
         points[n_place + e] = 0.0

@@ -37,12 +37,13 @@ from qwirkle_env.engine.movegen import (
     SINK_MOST_OF_TYPES,
     fit_anchors,
     points_of_line,
+    reset_sink,
     sink_for,
     walk_fitted,
     walk_stack,
 )  # fmt: skip
 from qwirkle_env.engine.placements import WIDTH
-from qwirkle_env.jit import lowest_bit, njit
+from qwirkle_env.jit import kernel, lowest_bit, njit
 from qwirkle_env.rowgen import chance_of_holding
 from qwirkle_env.spec import END_BONUS, HAND_SIZE, NUM_TYPES
 
@@ -63,7 +64,7 @@ class Turn(Protocol):
     their: np.ndarray  # P(the next opponent holds each type)
 
 
-@njit(cache=True)
+@kernel
 def _frontier(grid, g, box, cells, n_cells, anchors) -> int:
     """The frontier after the move (its tiles already in ``grid``): the board's frontier
     cells (negative codes, within a cell of ``box``) not covered, then the empty cells
@@ -93,14 +94,14 @@ def _frontier(grid, g, box, cells, n_cells, anchors) -> int:
     return n
 
 
-@njit(cache=True)
-def _best(grid, g, table, n, hand, exact, held, sub, none, stack):
+@kernel
+def _best(grid, g, table, n, hand, exact, held, sub, none, stack, sink):
     """(most points of one placement of the hand mask, whether one goes out, most points
     of one using only the types of ``sub``, a part of the hand): the end bonus added to
     each placement of ``held`` tiles when the hand is known (``exact``). A placement never
     holds a type twice, so the part's best is among the hand's placements. ``none``: an
-    empty row array, as no row is written; ``stack``: the walk's scratch."""
-    sink = sink_for(BEST, held if exact else -1, sub)
+    empty row array, as no row is written; ``stack`` and ``sink``: the walk's scratch."""
+    reset_sink(sink, BEST, held if exact else -1, sub)
     walk_fitted(grid, g, table, n, hand, 0, 0, none, sink, stack)
     best, gone = sink[SINK_MOST], sink[SINK_MOST_OF_TILES] >= 0
     if gone:
@@ -108,7 +109,7 @@ def _best(grid, g, table, n, hand, exact, held, sub, none, stack):
     return best, gone, sink[SINK_MOST_OF_TYPES]
 
 
-@njit(cache=True)
+@kernel
 def _expected(table, n, chance, spot_pts, spot_p) -> float:
     """``look_ahead.expected_best_tile`` from ``fit_anchors``' table: the spots sorted by
     points, then chance, both falling, and summed in that order."""
@@ -145,21 +146,14 @@ def _expected(table, n, chance, spot_pts, spot_p) -> float:
     return expected
 
 
-@njit(cache=True)
+@kernel
 def _values(grid, g, box, cells, types, counts, opp, exact, held, mine, kept, their, drawn,
-            chances, res):  # fmt: skip
+            chances, res, anchors, table, spot_pts, spot_p, saved, ours, none, stack,
+            sink):  # fmt: skip
     """Each move's six numbers into ``res``; move j places ``counts[j]`` tiles
     (``cells[j]``, ``types[j]``) and then holds ``mine[j]``, ``kept[j]`` alone; our chance
-    of each type is ``chances[drawn[j]]``, a kept type's 1."""
-    room = (box[1] - box[0] + 3) * (box[3] - box[2] + 3) + 4 * cells.shape[1]
-    anchors = np.empty(room, np.int64)
-    table = np.empty((room, ANCHOR_WIDTH), np.int64)
-    spot_pts = np.empty(room, np.int64)
-    spot_p = np.empty(room, np.float64)
-    saved = np.empty(cells.shape[1], grid.dtype)
-    ours = np.empty(chances.shape[1], np.float64)
-    none = np.empty((0, WIDTH), np.int64)
-    stack = walk_stack()
+    of each type is ``chances[drawn[j]]``, a kept type's 1. The rest is scratch
+    (``_look`` makes it): compiled without reference counting."""
     for j in range(len(counts)):
         k = counts[j]
         for i in range(k):
@@ -168,11 +162,11 @@ def _values(grid, g, box, cells, types, counts, opp, exact, held, mine, kept, th
         n = fit_anchors(grid, g, anchors, _frontier(grid, g, box, cells[j], k, anchors), table)
         total, gone = 0.0, False
         for h in range(len(opp)):
-            best, out_h, _ = _best(grid, g, table, n, opp[h], exact, held, 0, none, stack)
+            best, out_h, _ = _best(grid, g, table, n, opp[h], exact, held, 0, none, stack, sink)
             total += best
             gone = gone or out_h
         # our next move from the kept tiles topped up, and (a part of it) from them alone
-        topped, _, own = _best(grid, g, table, n, mine[j], False, 0, kept[j], none, stack)
+        topped, _, own = _best(grid, g, table, n, mine[j], False, 0, kept[j], none, stack, sink)
         for t in range(len(ours)):
             ours[t] = 1.0 if (kept[j] >> t) & 1 else chances[drawn[j], t]
         res[j, 0] = total / max(len(opp), 1)
@@ -240,8 +234,12 @@ def _look(grid, g, box, r0, c0, rows, taken, hand_counts, draw_masks, bag_size, 
                     unseen_total, cells, types, mine, kept, drawn, chances):  # fmt: skip
         return False
     counts = rows[:, 0].copy()
+    room = (box[1] - box[0] + 3) * (box[3] - box[2] + 3) + 4 * width
     _values(grid, g, box, cells, types, counts, opp, exact, held, mine, kept, their, drawn,
-            chances, res)  # fmt: skip
+            chances, res, np.empty(room, np.int64), np.empty((room, ANCHOR_WIDTH), np.int64),
+            np.empty(room, np.int64), np.empty(room, np.float64), np.empty(width, grid.dtype),
+            np.empty(NUM_TYPES, np.float64), np.empty((0, WIDTH), np.int64), walk_stack(),
+            sink_for(BEST))  # fmt: skip
     return True
 
 
