@@ -8,16 +8,18 @@ Rows:
   placers), each call timed alone, side by side: the Python generator
   (``placements.grown_placements``, what ``Board.placements_with_points`` ran before the
   compiled one), the public ``Board.placements_with_points(hand_mask)`` (compiled, Python
-  tuples) and ``Board.placement_rows(hand_mask)`` (compiled, one int64 array), then
+  tuples), ``Board.placement_rows(hand_mask)`` (compiled, one int64 array) and
+  ``Board.top_placement_rows(hand_mask)`` (only the rows scoring the most), then
   ``Board.legal_placements(tiles)`` (sorted Tile tuples) and ``Game.legal_moves()``
   (placements and exchanges);
 - 2-player games per second, whole games from ``Game(2, seed)`` to the end:
   * random: uniform over ``Game.legal_moves()``, placements and exchanges alike;
   * greedy: the placement with the highest immediate score, ties broken uniformly at
     random; when no tile fits it exchanges its whole hand (as many tiles as the bag
-    holds). Three ways, the same games: from the Python generator, from
-    ``Game.placements_with_points`` (moves through ``Game.apply``), and from
-    ``Game.placement_rows`` (moves through ``Game.apply_placement``);
+    holds). Four ways, the same games: from the Python generator, from
+    ``Game.placements_with_points`` (moves through ``Game.apply``), from
+    ``Game.placement_rows`` and from ``Game.top_placement_rows`` (moves through
+    ``Game.apply_placement``);
 - the compiled greedy playout (``qwirkle_env/vector/playout.py``): whole greedy games in
   one kernel call, the simulator's rules and the compiled generator;
 - the compiled generator's first call in a fresh process: compiling (an empty numba cache)
@@ -130,6 +132,15 @@ def rows_greedy_move(game: Game, rng: random.Random):
     return ("exchange", game.hands[game.current][: len(game.bag)])
 
 
+def top_greedy_move(game: Game, rng: random.Random):
+    """greedy_move on Game.top_placement_rows (only the ties are listed): the same choice,
+    the same RNG draws."""
+    rows = game.top_placement_rows()
+    if len(rows):
+        return ("place", row_items(rows[rng.randrange(len(rows))]))
+    return ("exchange", game.hands[game.current][: len(game.bag)])
+
+
 def first_call_seconds(cache_dir: str) -> float:
     """Seconds for the first placement list in a fresh process with this numba cache."""
     code = (
@@ -205,6 +216,10 @@ def main() -> None:
             lambda g: g.board.placements_with_points(masks[id(g)]),
         ),
         ("Board.placement_rows(hand_mask)", lambda g: g.board.placement_rows(masks[id(g)])),
+        (
+            "Board.top_placement_rows(hand_mask)",
+            lambda g: g.board.top_placement_rows(masks[id(g)]),
+        ),
         ("Board.legal_placements(tiles)", lambda g: g.board.legal_placements(hands[id(g)])),
         ("Game.legal_moves()", lambda g: g.legal_moves()),
     ]
@@ -214,10 +229,10 @@ def main() -> None:
     for (name, _), us in zip(calls, timed, strict=True):
         medians[name] = statistics.median(us)
         target = ok = note = ""
-        if name.startswith("Board.placement"):
+        if name.startswith(("Board.placement", "Board.top")):
             speedup = medians["Python generator (placements.py)"] / medians[name]
             note = f"{speedup:.1f}x the Python generator"
-            if "rows" in name:
+            if name.startswith("Board.placement_rows"):
                 target = "median <= 25, >= 10x"
                 ok = "yes" if medians[name] <= 25 and speedup >= 10 else "NO"
         elif name.startswith("Python"):
@@ -230,6 +245,7 @@ def main() -> None:
         ("greedy, Python generator", python_greedy_move, args.greedy_games, None),
         ("greedy, Game.placements_with_points", greedy_move, args.greedy_games, 1000.0),
         ("greedy, Game.placement_rows", rows_greedy_move, args.greedy_games, 1000.0),
+        ("greedy, Game.top_placement_rows", top_greedy_move, args.greedy_games, 1000.0),
     ]:
         times, moves = play_games(policy, games, args.seed + 10_000)
         rate = len(times) / sum(times)
