@@ -33,7 +33,9 @@ __all__ = [
     "chance_of_holding",
     "empty_grid",
     "list_exchanges",
+    "list_exchanges_into",
     "row_features",
+    "row_features_into",
 ]
 
 # Points are divided by this in the rows; a learned value is in the same unit.
@@ -186,17 +188,22 @@ def row_features(grid, g, r0, c0, placements, hand, bag_size, unseen, held, play
     columns (the rest of each row starts at zero, ``extra`` columns included)."""
     n = hand.shape[0] + 1
     counted = np.zeros((3, n), np.int64)  # the hand's distinct types, their copies, kept
-    _rows(grid, g, r0, c0, placements, hand, bag_size, unseen, held, playable, context,
-          exchanges, n_exchanges, out, points, counted, np.zeros(context.shape[0]),
-          np.zeros(NUM_TYPES), np.zeros(NUM_TYPES, np.bool_),
-          np.zeros(NUM_COLORS + NUM_SHAPES, np.int64))  # fmt: skip
+    row_features_into(grid, g, r0, c0, placements, hand, bag_size, unseen, held, playable,
+                      context, exchanges, n_exchanges, out, points, counted,
+                      np.zeros(context.shape[0]), np.zeros(NUM_TYPES),
+                      np.zeros(NUM_TYPES, np.bool_),
+                      np.zeros(NUM_COLORS + NUM_SHAPES, np.int64))  # fmt: skip
 
 
 @kernel
-def _rows(grid, g, r0, c0, placements, hand, bag_size, unseen, held, playable, context,
-          exchanges, n_exchanges, out, points, counted, row, risk, known,
-          groups) -> None:  # fmt: skip
-    """``row_features`` with its scratch given, compiled without reference counting."""
+def row_features_into(grid, g, r0, c0, placements, hand, bag_size, unseen, held, playable,
+                      context, exchanges, n_exchanges, out, points, counted, row, risk, known,
+                      groups) -> None:  # fmt: skip
+    """``row_features`` for kernels that allocate nothing, its scratch given: ``counted``
+    (3 x len(hand) + 1 ints), ``row`` (a row's width of float64), ``risk`` and ``known``
+    (NUM_TYPES float64 and bools) and ``groups`` (NUM_COLORS + NUM_SHAPES ints)."""
+    for t in range(NUM_TYPES):
+        known[t] = False
     width = context.shape[0]
     n_place = placements.shape[0]
     vals, counts, kept = counted[0], counted[1], counted[2]
@@ -301,9 +308,17 @@ def list_exchanges(hand, most, out) -> int:
     """Every distinct sub-multiset of the sorted ``hand`` of 1 to ``most`` tiles, in the
     order of sorted tuples (``hand.distinct_exchanges``' order), as rows ``[size, ids...]``
     of ``out``; returns how many. ``out`` needs ``2 ** len(hand) - 1`` rows at most."""
+    return list_exchanges_into(hand, most, out, np.zeros((4, hand.shape[0] + 1), np.int64))
+
+
+@kernel
+def list_exchanges_into(hand, most, out, listing) -> int:
+    """``list_exchanges`` for kernels that allocate nothing: ``listing`` is scratch of
+    4 x len(hand) + 1 ints."""
     n_hand = hand.shape[0]
-    vals = np.zeros(n_hand + 1, np.int64)
-    counts = np.zeros(n_hand + 1, np.int64)
+    vals, counts, used, chosen = listing[0], listing[1], listing[2], listing[3]
+    for j in range(n_hand + 1):
+        used[j] = 0
     m = 0
     for t in hand:
         if m and vals[m - 1] == t:
@@ -312,8 +327,7 @@ def list_exchanges(hand, most, out) -> int:
             vals[m] = t
             counts[m] = 1
             m += 1
-    used = np.zeros(n_hand + 1, np.int64)
-    chosen = np.zeros(n_hand + 1, np.int64)  # the distinct-type index of each tile taken
+    # chosen[d]: the distinct-type index of the d-th tile taken
     found = 0
     depth = 0
     start = 0  # the first distinct type the next tile may take: a prefix's tiles ascend

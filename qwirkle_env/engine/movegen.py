@@ -11,21 +11,24 @@ to join the board's frontier (``Board`` writes them, so the anchors come in the 
 of the board's frontier dict). The batched simulator's grids use the same positive codes,
 so ``grow`` reads them as they are.
 
-The walk's helpers are inlined (numba's ``inline="always"``) into ``grow_fitted``, the one
-compiled copy of the walk every caller goes through: a call between compiled functions
-passes each array field by field, which cost a good part of the walk. ``_grow_at``
-extends along the row and the column from one call site, so the walk is inlined once;
-twice was a little faster but doubled the first compile.
+The walk's helpers are inlined (numba's ``inline="always"``) into ``walk_fitted``, the one
+compiled copy of the walk every caller goes through, and it is a kernel
+(``jit.kernel``): compiled without numba's reference counting, which the arrays handed
+between the inlined parts had spent most of the walk's time on. A kernel allocates
+nothing, so its scratch (``walk_stack``, a table of anchors, a sink) comes from its caller:
+``walk`` and ``walk_fitted`` for kernels, ``grow``, ``grow_top`` and ``grow_fitted`` for
+the rest. ``_grow_at`` extends along the row and the column from one call site, so the
+walk is inlined once; twice was a little faster but doubled the first compile.
 
 An output row is ``[tiles, points, row, col, tile, row, col, tile, ...]``, the form
-``placements.WIDTH`` describes, the tiles in the order they were grown. Writing every row
-is a good part of a walk's time, so a caller that wants only the best says so with a
-``sink`` (``SINK_WIDTH`` int64s, ``sink_for``): ``ROWS`` writes every placement,
-``TOP`` only those scoring the most (greedy play needs no other), and ``BEST`` none, only
-the most points overall, of a placement of ``SINK_TILES`` tiles, and of one using only the
-types of ``SINK_TYPES`` (the look ahead's numbers). With numba missing
-these functions run as plain Python, exactly but far slower than ``placements.py``, which
-``Board`` then uses.
+``placements.WIDTH`` describes, the tiles in the order they were grown. A caller that
+wants only the best says so with a ``sink`` (``SINK_WIDTH`` int64s, ``sink_for``):
+``ROWS`` writes every placement, ``TOP`` only those scoring the most (greedy play needs no
+other), and ``BEST`` none, only the most points overall, of a placement of ``SINK_TILES``
+tiles, and of one using only the types of ``SINK_TYPES`` (the look ahead's numbers).
+
+With numba missing these functions run as plain Python, exactly but far slower than
+``placements.py``, which ``Board`` then uses.
 """
 
 from __future__ import annotations

@@ -1,21 +1,26 @@
 """The move mode's table of one position, on the move simulator's arrays.
 
 ``move_mode.move_table`` and ``observation`` in compiled form, for ``VectorMoves``: the
-placements from the engine's compiled generator (``engine/movegen.grow``, its anchors in
+placements from the engine's compiled generator (``engine/movegen.walk``, its anchors in
 the frontier's joining order; on an empty table ``opening_rows``, the order of
 ``placements.opening_placements``), every row from ``rowgen.row_features`` and
 ``list_exchanges``, placements by points (stable) then exchanges, cut to K, and the
 position's 86 features. Each value is computed by the same operations as the env's, so
 the observation and mask are the env's bit for bit (``tests/vector/test_moves.py``).
+The table's functions are kernels (no reference counting, no allocation): their scratch
+comes from ``make_scratch``, and a table too long for it is shown again with a longer one
+(``show_in_full``).
 """
 
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
 
-from ..engine.movegen import grow
+from ..engine.movegen import ANCHOR_WIDTH, ROWS, reset_sink, sink_for, walk, walk_stack
 from ..engine.placements import WIDTH
-from ..jit import njit
+from ..jit import kernel, njit
 from ..move_mode import (
     NUM_POSITION_FEATURES,
     POS_BAG,
@@ -26,9 +31,10 @@ from ..move_mode import (
     POS_UNSEEN,
     SCORE_SCALE,
 )
-from ..rowgen import NUM_ROW_FEATURES, list_exchanges, row_features
+from ..rowgen import NUM_ROW_FEATURES, list_exchanges_into, row_features_into
 from ..spec import COPIES, HAND_SIZE, MAX_LINE, NUM_SHAPES, NUM_TILES, NUM_TYPES, QWIRKLE_BONUS
-from .move_state import BASE, C_PLAYERS, C_ROWS, C_STRICT, GRID
+from .move_state import BASE, C_PLAYERS, C_ROWS, C_STRICT, GRID, MAX_FRONT
+from .setorder import MAX_ITEMS, TABLE_SIZE
 
 ALL = (1 << NUM_TYPES) - 1
 COLOUR = (1 << NUM_SHAPES) - 1  # colour 0's types; << 6k for colour k
@@ -36,18 +42,19 @@ SHAPE = sum(1 << (NUM_SHAPES * c) for c in range(NUM_SHAPES))  # shape 0's; << k
 MOST_POINTS = 128  # above any move's points (6 Qwirkles of a 6-tile move and the bonus: 90)
 
 
-@njit(cache=True)
+@kernel
 def _line_points(k) -> int:
     if k < 2:
         return 0
     return k + QWIRKLE_BONUS if k == MAX_LINE else k
 
 
-@njit(cache=True)
+@kernel
 def _emit_line(out, n, group, pos, k, down) -> int:
     if n < out.shape[0]:
         row = out[n]
-        row[:] = 0
+        for j in range(row.shape[0]):
+            row[j] = 0
         row[0] = k
         row[1] = _line_points(k)
         for j in range(k):
@@ -61,19 +68,24 @@ def _emit_line(out, n, group, pos, k, down) -> int:
 def opening_rows(hand, size, out) -> int:
     """``placements.opening_placements`` in its order, as rows, keeping those of ``size``
     tiles (0: every size); returns how many (rows past ``out``'s end are not written)."""
+    return opening_rows_into(hand, size, out, np.empty((3, MAX_LINE), np.int64))
+
+
+@kernel
+def opening_rows_into(hand, size, out, scratch) -> int:
+    """``opening_rows`` for kernels that allocate nothing (``scratch``: 3 x MAX_LINE)."""
     n = 0
     if size <= 1:
         for t in range(NUM_TYPES):
             if hand >> t & 1:
                 if n < out.shape[0]:
-                    out[n, :] = 0
+                    for j in range(out.shape[1]):
+                        out[n, j] = 0
                     out[n, 0] = 1
                     out[n, 1] = 1
                     out[n, 4] = t
                 n += 1
-    group = np.empty(MAX_LINE, np.int64)
-    pos = np.empty(MAX_LINE, np.int64)
-    nxt = np.empty(MAX_LINE, np.int64)
+    group, pos, nxt = scratch[0], scratch[1], scratch[2]
     for g in range(2 * NUM_SHAPES):  # the colours, then the shapes
         members = hand & (COLOUR << (NUM_SHAPES * g) if g < NUM_SHAPES else SHAPE << (g - 6))
         m = 0
@@ -110,25 +122,19 @@ def opening_rows(hand, size, out) -> int:
     return n
 
 
-@njit(cache=True)
-def _placements(s, i, hand_mask, rows):
-    """(rows, count): the mover's legal placements in the engine's order."""
+@kernel
+def _placements(s, i, hand_mask, w) -> int:
+    """The mover's legal placements in the engine's order, into ``w.rows``; returns how
+    many (more than ``w.rows`` holds: it was too short, as ``movegen.grow``)."""
     if s.tiles[i] == 0:
         size = s.opening[i] if s.cfg[C_STRICT] else 0
-        count = opening_rows(hand_mask, size, rows)
-        if count > rows.shape[0]:
-            rows = np.empty((count, WIDTH), np.int64)
-            opening_rows(hand_mask, size, rows)
-        return rows, count
-    grid = s.grid[i]
-    count = grow(grid, GRID, s.front[i], s.n_front[i], hand_mask, -BASE, -BASE, rows)
-    if count > rows.shape[0]:
-        rows = np.empty((count, WIDTH), np.int64)
-        grow(grid, GRID, s.front[i], s.n_front[i], hand_mask, -BASE, -BASE, rows)
-    return rows, count
+        return opening_rows_into(hand_mask, size, w.rows, w.opening)
+    reset_sink(w.sink, ROWS, 0, 0)
+    return walk(s.grid[i], GRID, s.front[i], s.n_front[i], hand_mask, -BASE, -BASE, w.rows,
+                w.sink, w.anchors, w.stack)  # fmt: skip
 
 
-@njit(cache=True)
+@kernel
 def _position(s, i, seat, out):
     """``move_mode.position_features`` of ``seat`` into ``out`` (86 float32)."""
     for j in range(NUM_POSITION_FEATURES):
@@ -151,16 +157,20 @@ def _position(s, i, seat, out):
     out[POS_OPENING] = 1.0 if s.tiles[i] == 0 else 0.0
 
 
-@njit(cache=True)
-def show(s, i, scratch_rows, features, points, exchanges):
+@kernel
+def show(s, i, w, need) -> bool:
     """Game i's observation, mask and moves for its seat to move (a finished game: the
-    position of its last mover, no rows)."""
+    position of its last mover, no rows), with the scratch ``w`` (``make_scratch``).
+    False if ``w`` was too short (nothing shown): ``need`` then holds the rows and
+    the moves it must hold (``make_scratch``'s arguments)."""
     obs = s.obs[i]
     seat = s.current[i]
     _position(s, i, seat, obs)
     shown = 0
     if not s.over[i]:
-        shown = _table(s, i, seat, scratch_rows, features, points, exchanges)
+        shown = _table(s, i, seat, w, need)
+        if shown < 0:
+            return False
     else:
         s.cut[i] = 0
     rows_k = s.cfg[C_ROWS]
@@ -173,29 +183,32 @@ def show(s, i, scratch_rows, features, points, exchanges):
     for j in range(shown):
         mask[j] = 1
     s.n_rows[i] = shown
+    return True
 
 
-@njit(cache=True)
-def _table(s, i, seat, scratch_rows, features, points, exchanges) -> int:
+@kernel
+def _table(s, i, seat, w, need) -> int:
     """``move_mode.move_table``: every legal move's row (``rowgen``), placements by points
     (stable: ties in the engine's order), then the exchanges, cut to K; returns the rows
-    shown."""
+    shown, or -1 if ``w`` was too short (``need``: what it must hold)."""
     n_hand = s.hand_n[i, seat]
-    hand = np.empty(n_hand, np.int64)
+    hand = w.hand[:n_hand]
     hand_mask = 0
     for j in range(n_hand):
         hand[j] = s.hands[i, seat, j]
         hand_mask |= np.int64(1) << hand[j]
-    rows, n_place = _placements(s, i, hand_mask, scratch_rows)
+    n_place = _placements(s, i, hand_mask, w)
+    rows, exchanges = w.rows, w.exchanges
     n_exch = 0
     bag = s.bag_n[i]
     if s.opening[i] == 0 and bag > 0:
-        n_exch = list_exchanges(hand, min(n_hand, bag), exchanges)
+        n_exch = list_exchanges_into(hand, min(n_hand, bag), exchanges, w.listing)
     total = n_place + n_exch
-    if total > features.shape[0]:
-        features = np.empty((total, NUM_ROW_FEATURES), np.float32)
-        points = np.empty(total, np.float32)
-    unseen = np.empty(NUM_TYPES, np.int64)
+    if n_place > rows.shape[0] or total > w.features.shape[0]:
+        need[0], need[1] = n_place, total
+        return -1
+    features, points = w.features, w.points
+    unseen = w.unseen
     for t in range(NUM_TYPES):
         unseen[t] = COPIES - s.counts[i, t]
     for j in range(n_hand):
@@ -215,7 +228,9 @@ def _table(s, i, seat, scratch_rows, features, points, exchanges) -> int:
         for f in range(s.n_front[i]):
             playable |= s.fit[i, f]
     mine = s.scores[i, seat]
-    context = np.zeros(NUM_ROW_FEATURES, np.float64)  # candidates._context
+    context = w.context  # candidates._context
+    for j in range(NUM_ROW_FEATURES):
+        context[j] = 0.0
     context[0] = bag / NUM_TILES
     context[1] = 1.0 if bag == 0 else 0.0
     context[2] = min(bag, HAND_SIZE) / HAND_SIZE
@@ -224,11 +239,14 @@ def _table(s, i, seat, scratch_rows, features, points, exchanges) -> int:
     context[5] = held / (HAND_SIZE * (n - 1))
     context[6] = 1.0 if n == 3 else 0.0
     context[7] = 1.0 if n == 4 else 0.0
-    row_features(s.grid[i], GRID, -BASE, -BASE, rows[:n_place], hand, bag, unseen, held,
-                 playable, context, exchanges, n_exch, features, points)  # fmt: skip
+    row_features_into(s.grid[i], GRID, -BASE, -BASE, rows[:n_place], hand, bag, unseen, held,
+                      playable, context, exchanges, n_exch, features, points, w.counted,
+                      w.row, w.risk, w.known, w.groups)  # fmt: skip
     # the order: placements by points, highest first, stable (a counting sort), then
     # the exchanges
-    counts = np.zeros(MOST_POINTS + 1, np.int64)
+    counts = w.counts
+    for v in range(MOST_POINTS + 1):
+        counts[v] = 0
     for j in range(n_place):
         counts[MOST_POINTS - int(points[j])] += 1
     start = 0
@@ -236,7 +254,7 @@ def _table(s, i, seat, scratch_rows, features, points, exchanges) -> int:
         c = counts[v]
         counts[v] = start
         start += c
-    order = np.empty(total, np.int64)
+    order = w.order
     for j in range(n_place):
         v = MOST_POINTS - int(points[j])
         order[counts[v]] = j
@@ -270,18 +288,64 @@ def _table(s, i, seat, scratch_rows, features, points, exchanges) -> int:
     return shown
 
 
-@njit(cache=True, nogil=True)
-def show_games(s, which):
-    """Shows the tables of the slots in ``which`` (after ``move_load``)."""
-    rows, features, points, exchanges = scratch()
-    for i in which:
-        show(s, i, rows, features, points, exchanges)
+# The scratch of the table's kernels, made once per call from Python (``make_scratch``):
+# the placements' rows, the moves' features, points and order, the exchanges, and the
+# small arrays of the hand, the rows' features and the walk.
+MoveScratch = namedtuple(
+    "MoveScratch",
+    [
+        "rows", "features", "points", "order", "exchanges", "hand", "unseen", "context",
+        "counts", "listing", "opening", "counted", "row", "risk", "known", "groups", "sink",
+        "anchors", "stack", "cells", "keys", "key_hashes", "slots", "table_hashes",
+        "refreshed", "old",
+    ],
+)  # fmt: skip
+
+
+@njit(cache=True)
+def make_scratch(rows, moves):
+    """Scratch for tables of up to ``rows`` placements and ``moves`` moves in all."""
+    return MoveScratch(
+        np.empty((rows, WIDTH), np.int64), np.empty((moves, NUM_ROW_FEATURES), np.float32),
+        np.empty(moves, np.float32), np.empty(moves, np.int64),
+        np.empty((64, HAND_SIZE + 1), np.int64), np.empty(HAND_SIZE, np.int64),
+        np.empty(NUM_TYPES, np.int64), np.empty(NUM_ROW_FEATURES, np.float64),
+        np.empty(MOST_POINTS + 1, np.int64), np.empty((4, HAND_SIZE + 1), np.int64),
+        np.empty((3, MAX_LINE), np.int64), np.empty((3, HAND_SIZE + 1), np.int64),
+        np.empty(NUM_ROW_FEATURES, np.float64), np.empty(NUM_TYPES, np.float64),
+        np.empty(NUM_TYPES, np.bool_), np.empty(2 * NUM_SHAPES, np.int64), sink_for(ROWS),
+        np.empty((MAX_FRONT, ANCHOR_WIDTH), np.int64), walk_stack(),
+        np.empty(HAND_SIZE, np.int64), np.empty(MAX_ITEMS, np.int64),
+        np.empty(MAX_ITEMS, np.int64), np.empty(TABLE_SIZE, np.int64),
+        np.empty(TABLE_SIZE, np.int64), np.empty(MAX_ITEMS, np.int64),
+        np.empty((2, TABLE_SIZE), np.int64),
+    )  # fmt: skip
 
 
 @njit(cache=True)
 def scratch():
-    return (np.empty((512, WIDTH), np.int64), np.empty((576, NUM_ROW_FEATURES), np.float32),
-            np.empty(576, np.float32), np.empty((64, HAND_SIZE + 1), np.int64))  # fmt: skip
+    """``make_scratch`` of the usual size: a longer table makes a longer one."""
+    return make_scratch(512, 576)
 
 
-__all__ = ["opening_rows", "scratch", "show", "show_games"]
+@njit(cache=True)
+def show_in_full(s, i, w, need):
+    """``show``, making the scratch longer until game i's table fits; returns the scratch."""
+    while not show(s, i, w, need):
+        w = make_scratch(max(need[0], w.rows.shape[0]), max(need[1], w.features.shape[0]))
+    return w
+
+
+@njit(cache=True, nogil=True)
+def show_games(s, which):
+    """Shows the tables of the slots in ``which`` (after ``move_load``)."""
+    w = scratch()
+    need = np.zeros(2, np.int64)
+    for i in which:
+        w = show_in_full(s, i, w, need)
+
+
+__all__ = [
+    "MoveScratch", "make_scratch", "opening_rows", "opening_rows_into", "scratch", "show",
+    "show_games", "show_in_full",
+]  # fmt: skip

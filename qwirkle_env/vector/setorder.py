@@ -18,7 +18,7 @@ from functools import cache
 
 import numpy as np
 
-from ..jit import njit
+from ..jit import kernel
 
 REACH_CELLS = 128  # cells |row|, |col| < this are tabled: no table gets past 109
 LINEAR_PROBES = 9
@@ -36,7 +36,7 @@ def cell_hashes() -> np.ndarray:
     return np.array([[hash((r, c)) for c in span] for r in span], dtype=np.int64)
 
 
-@njit(cache=True)
+@kernel
 def _insert_clean(slots, hashes, mask, key, h):
     perturb = h
     first = True
@@ -57,11 +57,12 @@ def _insert_clean(slots, hashes, mask, key, h):
         i = (i * 5 + 1 + perturb) & mask
 
 
-@njit(cache=True)
-def set_order(keys, key_hashes, n, slots, hashes, out) -> int:
+@kernel
+def set_order(keys, key_hashes, n, slots, hashes, out, spare) -> int:
     """Adds ``keys[:n]`` (distinct ints for distinct cells, with their ``hash``) to an
     empty set in that order, and writes the set's iteration order into ``out``; returns
-    its length. ``slots`` and ``hashes`` are scratch of TABLE_SIZE entries."""
+    its length. ``slots`` and ``hashes`` are scratch of TABLE_SIZE entries, ``spare`` of
+    2 x TABLE_SIZE (the table before a resize)."""
     mask = MIN_SIZE - 1
     for j in range(mask + 1):
         slots[j] = -1
@@ -99,8 +100,7 @@ def set_order(keys, key_hashes, n, slots, hashes, out) -> int:
             size = MIN_SIZE
             while size <= fill * 4:
                 size <<= 1
-            old_keys = np.empty(mask + 1, np.int64)
-            old_hashes = np.empty(mask + 1, np.int64)
+            old_keys, old_hashes = spare[0], spare[1]
             for j in range(mask + 1):
                 old_keys[j] = slots[j]
                 old_hashes[j] = hashes[j]

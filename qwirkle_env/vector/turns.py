@@ -13,13 +13,13 @@ from __future__ import annotations
 import numpy as np
 
 from ..engine.lines import COMPAT as COMPAT_TUPLE
-from ..jit import njit
+from ..jit import kernel, njit
 from ..spec import COPIES, END_BONUS, HAND_SIZE, MAX_PLAYERS, NUM_TYPES, win_share
 from .core import deal, give_points, remove_tile, sort_tiles
 from .move_state import BASE, C_PLAYERS, C_REWARD, FRONT, GRID
-from .move_table import scratch, show
+from .move_table import scratch, show, show_in_full
 from .mt19937 import shuffle
-from .setorder import MAX_ITEMS, REACH_CELLS, TABLE_SIZE, set_order
+from .setorder import REACH_CELLS, set_order
 from .state import REWARD_WIN
 
 ALL = (1 << NUM_TYPES) - 1
@@ -30,7 +30,7 @@ _win_share = njit(cache=True)(win_share)
 
 
 # --- the frontier ---------------------------------------------------------------------
-@njit(cache=True)
+@kernel
 def _fit_axis(grid, p, d) -> int:
     """Types a tile alone on empty p may have for its line along d (Board's FIT_H/FIT_V)."""
     t1 = 0
@@ -49,7 +49,7 @@ def _fit_axis(grid, p, d) -> int:
     return 0 if t1 & ~c2 else c1 & c2
 
 
-@njit(cache=True)
+@kernel
 def _drop(s, i, p):
     """Takes cell p off game i's frontier, keeping the others' order."""
     front = s.front[i]
@@ -63,14 +63,13 @@ def _drop(s, i, p):
             return
 
 
-@njit(cache=True)
-def _refresh(s, i, items, k, hashes):
+@kernel
+def _refresh(s, i, items, k, hashes, w):
     """The frontier after tiles ``items[:k]`` (cells) joined the table, as
     ``Board.place_legal``: the cells past the ends of every run through them, in the
     order of the engine's set of them; a new one joins the frontier at its end."""
     grid = s.grid[i]
-    keys = np.empty(MAX_ITEMS, np.int64)
-    key_hashes = np.empty(MAX_ITEMS, np.int64)
+    keys, key_hashes = w.keys, w.key_hashes
     n = 0
     for j in range(k):
         for d in STEPS:
@@ -82,10 +81,8 @@ def _refresh(s, i, items, k, hashes):
             keys[n] = q
             key_hashes[n] = hashes[r, c]
             n += 1
-    slots = np.empty(TABLE_SIZE, np.int64)
-    table_hashes = np.empty(TABLE_SIZE, np.int64)
-    order = np.empty(MAX_ITEMS, np.int64)
-    m = set_order(keys, key_hashes, n, slots, table_hashes, order)
+    order = w.refreshed
+    m = set_order(keys, key_hashes, n, w.slots, w.table_hashes, order, w.old)
     for j in range(m):
         q = order[j]
         fit = _fit_axis(grid, q, 1) & _fit_axis(grid, q, GRID)
@@ -102,7 +99,7 @@ def _refresh(s, i, items, k, hashes):
             s.n_front[i] = f + 1
 
 
-@njit(cache=True)
+@kernel
 def _can_place(s, i, hand) -> bool:
     """Board.can_place: whether a type of the mask fits anywhere."""
     if hand == 0:
@@ -116,10 +113,11 @@ def _can_place(s, i, hand) -> bool:
 
 
 # --- playing a row --------------------------------------------------------------------
-@njit(cache=True)
-def play(s, i, row, hashes):
+@kernel
+def play(s, i, row, hashes, w):
     """Game i's mover plays the move of ``row``, as Game.apply_placement (checked) or
-    apply_exchange, and passes the turn on (or ends the game)."""
+    apply_exchange, and passes the turn on (or ends the game); ``w``: scratch
+    (``move_table.make_scratch``)."""
     seat = s.current[i]
     move = s.moves[i, row]
     hand = s.hands[i, seat]
@@ -127,7 +125,7 @@ def play(s, i, row, hashes):
     k = move[0]
     if k > 0:
         grid = s.grid[i]
-        cells = np.empty(HAND_SIZE, np.int64)
+        cells = w.cells
         first = s.tiles[i] == 0
         for j in range(k):
             p = move[2 + 2 * j]
@@ -147,7 +145,7 @@ def play(s, i, row, hashes):
                 s.box[i, 3] = max(s.box[i, 3], c)
         for j in range(k):
             _drop(s, i, cells[j])
-        _refresh(s, i, cells, k, hashes)
+        _refresh(s, i, cells, k, hashes, w)
         s.opening[i] = 0
         take = min(HAND_SIZE - n, s.bag_n[i])
         for j in range(take):
@@ -180,7 +178,7 @@ def play(s, i, row, hashes):
         _finish(s, i)
 
 
-@njit(cache=True)
+@kernel
 def _advance(s, i, after_placement):
     """Game._advance: passes the turn on, skipping who can't move; ends a dead game."""
     if s.bag_n[i] > 0 and after_placement:
@@ -206,7 +204,7 @@ def _advance(s, i, after_placement):
     s.over[i] = True
 
 
-@njit(cache=True)
+@kernel
 def _finish(s, i):
     s.done[i] = True
     n = s.cfg[C_PLAYERS]
@@ -224,7 +222,7 @@ def _finish(s, i):
 
 
 # --- games ----------------------------------------------------------------------------
-@njit(cache=True)
+@kernel
 def new_game(s, i):
     """Deals slot i's next game, as ``Game(n, seeder.randrange(2**63), strict)``."""
     grid = s.grid[i]
@@ -234,41 +232,73 @@ def new_game(s, i):
                 grid[r * GRID + c] = 0
     s.n_front[i] = 0
     s.tiles[i] = 0
-    s.counts[i, :] = 0
+    for t in range(NUM_TYPES):
+        s.counts[i, t] = 0
     s.game_seed[i], s.bag_n[i], s.current[i], s.opening[i] = deal(
         s.cfg[C_PLAYERS], s.seeder, s.seeder_pos, s.rng, s.rng_pos, s.key, s.bag, s.hands,
         s.hand_n, i,
     )  # fmt: skip
-    s.scores[i, :] = 0
+    for seat in range(s.scores.shape[1]):
+        s.scores[i, seat] = 0
     s.over[i] = False
+
+
+@kernel
+def _step(s, actions, autoreset, hashes, lo, hi, w, need) -> int:
+    """``step_games`` on games lo..hi-1 while ``w`` holds their tables; returns hi, or
+    the game whose table did not fit (played, not shown; ``need``: what it needs)."""
+    for i in range(lo, hi):
+        s.done[i] = False
+        for seat in range(s.rewards.shape[1]):
+            s.rewards[i, seat] = 0.0
+        if actions[i] >= 0:
+            play(s, i, actions[i], hashes, w)
+        if s.done[i] and autoreset:
+            new_game(s, i)
+        if not show(s, i, w, need):
+            return i
+    return hi
 
 
 @njit(cache=True, nogil=True)
 def step_games(s, actions, autoreset, hashes, lo, hi):
     """Games lo..hi-1 play their rows (-1: none, a finished game), deal the next game
     where one ended (with autoreset) and show their next tables; threads run disjoint
-    ranges without the GIL."""
-    rows, features, points, exchanges = scratch()
-    for i in range(lo, hi):
+    ranges without the GIL. The turns run as kernels; a table too long for the scratch
+    gets a longer one here."""
+    w = scratch()
+    need = np.zeros(2, np.int64)
+    i = _step(s, actions, autoreset, hashes, lo, hi, w, need)
+    while i < hi:
+        w = show_in_full(s, i, w, need)
+        i = _step(s, actions, autoreset, hashes, i + 1, hi, w, need)
+
+
+@kernel
+def _reset(s, which, start, w, need) -> int:
+    """``reset_games`` from ``which[start]`` while ``w`` holds the tables; returns
+    len(which), or the index of the slot whose table did not fit (dealt, not shown)."""
+    for k in range(start, which.shape[0]):
+        i = which[k]
+        new_game(s, i)
         s.done[i] = False
-        s.rewards[i, :] = 0.0
-        if actions[i] >= 0:
-            play(s, i, actions[i], hashes)
-        if s.done[i] and autoreset:
-            new_game(s, i)
-        show(s, i, rows, features, points, exchanges)
+        for seat in range(s.rewards.shape[1]):
+            s.rewards[i, seat] = 0.0
+        if not show(s, i, w, need):
+            return k
+    return which.shape[0]
 
 
 @njit(cache=True, nogil=True)
 def reset_games(s, which):
     """Deals the slots in ``which`` a new game and shows its first table (their seeders
     already seeded)."""
-    rows, features, points, exchanges = scratch()
-    for i in which:
-        new_game(s, i)
-        s.done[i] = False
-        s.rewards[i, :] = 0.0
-        show(s, i, rows, features, points, exchanges)
+    w = scratch()
+    need = np.zeros(2, np.int64)
+    k = _reset(s, which, 0, w, need)
+    while k < which.shape[0]:
+        w = show_in_full(s, which[k], w, need)
+        k = _reset(s, which, k + 1, w, need)
 
 
 @njit(cache=True, nogil=True)

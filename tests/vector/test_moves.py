@@ -21,6 +21,7 @@ import pytest
 from qwirkle_env import Board, Color, Game, Shape, Tile, raw_env
 from qwirkle_env.engine.lines import mask_of
 from qwirkle_env.engine.placements import opening_placements, rows_of
+from qwirkle_env.vector import move_table
 from qwirkle_env.vector.move_table import opening_rows
 from qwirkle_env.vector.moves import VectorMoves
 from qwirkle_env.vector.setorder import REACH_CELLS, TABLE_SIZE, cell_hashes, set_order
@@ -162,6 +163,26 @@ def test_the_comparison_is_bit_exact():
     assert same_bits(obs, obs.copy()) and not same_bits(obs, nudged)
 
 
+def test_a_table_longer_than_the_scratch_gets_a_longer_one():
+    """The kernels allocate nothing: a table that does not fit their scratch is not shown
+    (it says what it needs) and is shown again, the same, with a longer scratch."""
+    vec = VectorMoves(4, copy=False)
+    vec.reset(seed=3)
+    for _ in range(6):
+        vec.step(np.zeros(4, np.int64))  # the highest-scoring rows: the tables grow
+    s = vec.state
+    obs, masks, moves = s.obs.copy(), s.mask.copy(), s.moves.copy()
+    need = np.zeros(2, np.int64)
+    short = move_table.make_scratch(1, 1)
+    for i in range(4):
+        assert not move_table.show(s, i, short, need)
+        assert need[0] > 1 and need[1] >= need[0]
+        s.obs[i], s.mask[i] = 0, 0  # shown again below
+        longer = move_table.show_in_full(s, i, short, need)
+        assert len(longer.rows) >= need[0] and len(longer.features) >= need[1]
+    assert same_bits(s.obs, obs) and same_bits(s.mask, masks) and same_bits(s.moves, moves)
+
+
 def test_set_order_is_pythons():
     """Cells leave the set in the order CPython iterates them (the frontier's order)."""
     hashes = cell_hashes()
@@ -169,6 +190,7 @@ def test_set_order_is_pythons():
     slots = np.empty(TABLE_SIZE, np.int64)
     scratch = np.empty(TABLE_SIZE, np.int64)
     out = np.empty(TABLE_SIZE, np.int64)
+    old = np.empty((2, TABLE_SIZE), np.int64)
     for _ in range(3000):
         span = rng.choice([2, 6, 40, REACH_CELLS - 1])
         cells = [
@@ -176,7 +198,7 @@ def test_set_order_is_pythons():
         ]
         keys = np.array([(r + REACH_CELLS) * 256 + c + REACH_CELLS for r, c in cells], np.int64)
         key_hashes = np.array([hashes[r + REACH_CELLS, c + REACH_CELLS] for r, c in cells])
-        m = set_order(keys, key_hashes, len(cells), slots, scratch, out)
+        m = set_order(keys, key_hashes, len(cells), slots, scratch, out, old)
         got = [(int(k) // 256 - REACH_CELLS, int(k) % 256 - REACH_CELLS) for k in out[:m]]
         assert got == list(set(cells)), cells
 
