@@ -135,7 +135,7 @@ def _emit(out, count, st, k, points, sink) -> int:
         if points > sink[SINK_MOST]:
             sink[SINK_MOST] = points
             count = 0
-    if count < out.shape[0]:  # indexed, not through a row view: a view costs a refcount
+    if count < out.shape[0]:
         out[count, 0] = k
         out[count, 1] = points
         for j in range(k):
@@ -162,8 +162,8 @@ FRAME_WIDTH = 21
 def _extend(grid, g, d, lo, hi, compat, length, perp_pts, rest, st, out, count, r0, c0,
             sink) -> int:  # fmt: skip
     """placements._extend and _branch: every run grown from [lo, hi] along d, forwards
-    then backwards, after the anchor's tile (st[0, TR], st[0, TC], st[0, TT]). Frames are read as
-    st[sp, FIELD], not through row views, each of which would cost a reference count."""
+    then backwards, after the anchor's tile (st[0, TR], st[0, TC], st[0, TT]); frame sp
+    is row sp of ``st``, read field by field (st[sp, FIELD])."""
     sp = 0
     st[0, LO], st[0, HI], st[0, COMPAT_], st[0, LEN] = lo, hi, compat, length
     st[0, PERP], st[0, REST], st[0, FWD], st[0, NEXT], st[0, CAND] = perp_pts, rest, 1, 0, 0
