@@ -17,6 +17,7 @@ from .engine.game import Game
 from .engine.hand import distinct_exchanges
 from .engine.lines import mask_of
 from .engine.moves import Exchange, Move, Placement
+from .engine.placements import top_rows
 from .engine.tiles import COPIES, NUM_TYPES, Tile
 from .spec import MAX_LINE
 
@@ -99,6 +100,16 @@ class PlayerView:
             )
             rows = rows[(inside | ~used).all(axis=1)]
         return rows
+
+    def top_placement_rows(self) -> np.ndarray:
+        """The rows of ``placement_rows`` that score the most, in its order (what a greedy
+        player chooses among). Without a window or an opening to filter by, the generator
+        writes only those rows."""
+        if (self.window and len(self.board)) or (
+            self.strict_opening and self.opening_size is not None
+        ):
+            return top_rows(self.placement_rows())  # the best may lie outside the window
+        return self.board.top_placement_rows(mask_of(self.hand))
 
     def legal_moves(self) -> list[Move]:
         """Every full move: placements, then distinct exchanges (as Game.legal_moves)."""

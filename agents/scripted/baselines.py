@@ -51,7 +51,7 @@ class GreedyAgent(PlanningAgent):
     OPTIONS: dict = {}  # none
 
     def choose(self, view: PlayerView) -> Move:
-        rows = view.placement_rows()  # view.placements() as one array: same order
+        rows = view.top_placement_rows()  # the highest-scoring of view.placements(), in order
         if not len(rows):
             return exchange(exchange_rule(view.hand, view.bag_size, self.rng))
         return placement(row_items(rows[best_row(rows, self.rng)]))

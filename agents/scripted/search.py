@@ -35,7 +35,7 @@ def greedy_rollout(game: Game, turns: int | None, rng: random.Random) -> None:
     n = 0
     limit = MAX_ROLLOUT if turns is None else turns
     while not game.over and n < limit:
-        rows = game.placement_rows()  # game.placements_with_points() as one array
+        rows = game.top_placement_rows()  # the highest-scoring placements, as rows
         if len(rows):
             game.apply_placement(row_items(rows[best_row(rows, rng)]), trusted=True)
         else:

@@ -153,7 +153,8 @@ def test_compiled_kernels_are_compiled():
 @pytest.mark.parametrize("window", [0, 11, 39])
 def test_view_rows_and_best_row_pick_what_the_tuple_lists_pick(window):
     """PlayerView.placement_rows is placements() as rows (opening and window filters
-    included), and best_row draws like best_by_points: greedy plays the same moves."""
+    included), its top rows are those scoring the most, and best_row draws like
+    best_by_points on either: greedy plays the same moves."""
     for seed in range(6):
         rng = random.Random(seed)
         game = Game(2 + seed % 3, seed=seed)
@@ -164,9 +165,14 @@ def test_view_rows_and_best_row_pick_what_the_tuple_lists_pick(window):
             found = view.placements()
             rows = view.placement_rows()
             assert np.array_equal(rows, rows_of(found))
+            top = view.top_placement_rows()
+            assert np.array_equal(top, top_rows(rows))
             if found:
                 a, b = random.Random(seed), random.Random(seed)
                 assert row_items(rows[best_row(rows, a)]) == list(best_by_points(found, b))
+                assert a.random() == b.random()
+                a, b = random.Random(seed), random.Random(seed)  # on the top rows alone
+                assert row_items(top[best_row(top, a)]) == row_items(rows[best_row(rows, b)])
                 assert a.random() == b.random()
             moves = game.placements_with_points()  # the game goes on outside the window too
             if moves:
