@@ -5,8 +5,10 @@ and lists every placement of a few hands on the copy. Here each move's tiles are
 into the board's own grid of cell codes (``Board.code_grid``) and taken out again, all
 the moves of a turn in one kernel call;
 the frontier after the move is the board's frontier cells still empty plus the empty
-cells beside the new tiles, and the engine's compiled generator (``engine/movegen.grow``)
-lists the replies from it. The numbers are the Python look ahead's, bit for bit
+cells beside the new tiles, and the engine's compiled generator (``engine/movegen``'s walk,
+with a ``BEST`` sink: no rows written, only the maxima) finds the replies from it. The
+loop runs as a kernel, without reference counting; ``_look`` makes its scratch. The
+numbers are the Python look ahead's, bit for bit
 (``tests/agents/move_value/test_afterstate.py``): the same maxima, and ``expected_best_tile``'s sum
 in the same order of the same floating-point operations.
 
