@@ -494,12 +494,13 @@ class Board:
         return self._rows(hand, top=True)
 
     def _rows(self, hand: int, top: bool) -> np.ndarray:
-        if not self._cells:
-            rows = rows_of(opening_placements(hand))
-            return top_rows(rows) if top else rows
-        if self._grid is None or not _movegen_ready():
-            rows = rows_of(grown_placements(self._front, hand))
-            return top_rows(rows) if top else rows
+        if self._cells and self._grid is not None and _movegen_ready():
+            return self._compiled_rows(hand, top)
+        found = grown_placements(self._front, hand) if self._cells else opening_placements(hand)
+        rows = rows_of(found)
+        return top_rows(rows) if top else rows
+
+    def _compiled_rows(self, hand: int, top: bool) -> np.ndarray:
         first, bottom, left, right = self._box or self.bounds()
         r0, c0 = self._r0, self._c0
         local = (first - r0, bottom - r0, left - c0, right - c0)

@@ -16,9 +16,9 @@ compiled copy of the walk every caller goes through, and it is a kernel
 (``jit.kernel``): compiled without numba's reference counting, which the arrays handed
 between the inlined parts had spent most of the walk's time on. A kernel allocates
 nothing, so its scratch (``walk_stack``, a table of anchors, a sink) comes from its caller:
-``walk`` and ``walk_fitted`` for kernels, ``grow``, ``grow_top`` and ``grow_fitted`` for
-the rest. ``_grow_at`` extends along the row and the column from one call site, so the
-walk is inlined once; twice was a little faster but doubled the first compile.
+``walk`` and ``walk_fitted`` for kernels, ``grow`` and ``board_placements`` for the rest.
+``_grow_at`` extends along the row and the column from one call site, so the walk is
+inlined once; twice was a little faster but doubled the first compile.
 
 An output row is ``[tiles, points, row, col, tile, row, col, tile, ...]``, the form
 ``placements.WIDTH`` describes, the tiles in the order they were grown. A caller that
@@ -43,7 +43,7 @@ from .lines import line_points
 __all__ = [
     "ANCHOR_WIDTH", "BEST", "COMPILED", "ROWS", "SINK_MOST", "SINK_MOST_OF_TILES",
     "SINK_MOST_OF_TYPES", "SINK_TILES", "SINK_TYPES", "SINK_WIDTH", "TOP", "axis_fit",
-    "board_placements", "fit_anchors", "grow", "grow_fitted", "grow_top", "sink_for",
+    "board_placements", "fit_anchors", "grow", "sink_for",
     "points_of_line", "reset_sink", "walk", "walk_fitted", "walk_stack",
 ]  # fmt: skip
 
@@ -273,7 +273,7 @@ ANCHOR_WIDTH = 8
 @kernel
 def fit_anchors(grid, g, anchors, n_anchors, table) -> int:
     """The anchors where some tile fits, in order, each with its runs (a row of ``table``,
-    ANCHOR_WIDTH wide): worked out once for several hands on one table (``grow_fitted``).
+    ANCHOR_WIDTH wide): worked out once for several hands on one table (``walk_fitted``).
     Returns how many rows."""
     n = 0
     for a in range(n_anchors):
@@ -293,9 +293,12 @@ def fit_anchors(grid, g, anchors, n_anchors, table) -> int:
 
 @kernel
 def walk_fitted(grid, g, table, n, hand, r0, c0, out, sink, stack) -> int:
-    """``grow_fitted`` with its scratch given (``walk_stack``), for callers that walk many
-    times: compiled without reference counting, which numba otherwise spends on the
-    arrays handed between the walk's inlined parts (most of the walk's time)."""
+    """The walk from ``fit_anchors``' table, each placement to ``sink``, its scratch given
+    (``walk_stack``): the same placements in the same order as ``grow``. Returns how many
+    rows were meant for ``out`` (ROWS: every placement; TOP: those scoring the most;
+    BEST: every placement, none written). Compiled without reference counting, which
+    numba otherwise spends on the arrays handed between the walk's inlined parts (most
+    of the walk's time)."""
     count = 0
     for a in range(n):
         cand = table[a, FIT] & hand
@@ -304,14 +307,6 @@ def walk_fitted(grid, g, table, n, hand, r0, c0, out, sink, stack) -> int:
                              table[a, CH], table[a, NU], table[a, ND], table[a, CV], hand, r0,
                              c0, stack, out, count, sink)  # fmt: skip
     return count
-
-
-@njit(cache=True)
-def grow_fitted(grid, g, table, n, hand, r0, c0, out, sink) -> int:
-    """``grow`` from ``fit_anchors``' table, each placement to ``sink``: the same placements
-    in the same order. Returns how many rows were meant for ``out`` (ROWS: every
-    placement; TOP: those scoring the most; BEST: every placement, none written)."""
-    return walk_fitted(grid, g, table, n, hand, r0, c0, out, sink, walk_stack())
 
 
 @kernel
@@ -340,18 +335,12 @@ def grow(grid, g, anchors, n_anchors, hand, r0, c0, out) -> int:
 
 
 @njit(cache=True)
-def grow_top(grid, g, anchors, n_anchors, hand, r0, c0, out) -> int:
-    """``grow``'s rows that score the most, in ``grow``'s order (what a greedy player
-    chooses among); returns how many, with ``grow``'s rule for a short ``out``."""
-    return _grow_to(grid, g, anchors, n_anchors, hand, r0, c0, out, TOP)
-
-
-@njit(cache=True)
 def board_placements(grid, g, box, ranks, hand, r0, c0, out, mode) -> int:
-    """``grow`` (``mode`` ROWS) or ``grow_top`` (TOP) on a ``Board``'s grid: the anchors
-    are the cells with negative codes around ``box`` (min row, max row, min col, max col,
-    grid coordinates), taken in the order they joined the frontier: codes -1 to
-    -``ranks``, each rank once, so each cell is put in its place instead of sorted."""
+    """``grow`` on a ``Board``'s grid, every row (``mode`` ROWS) or those scoring the most
+    (TOP): the anchors are the cells with negative codes around ``box`` (min row, max row,
+    min col, max col, grid coordinates), taken in the order they joined the frontier:
+    codes -1 to -``ranks``, each rank once, so each cell is put in its place instead of
+    sorted."""
     at = np.full(ranks, -1, np.int64)  # at[k]: the cell ranked k, if still a frontier cell
     for r in range(box[0] - 1, box[1] + 2):
         for c in range(box[2] - 1, box[3] + 2):
