@@ -31,6 +31,15 @@ def positions(players: int, games: int, seed: int):
             game.apply(rng.choice(moves))
 
 
+def random_game(seed: int, moves: int, players: int = 2) -> Game:
+    """A game ``moves`` random legal moves in, the moves drawn from ``seed``."""
+    game = Game(players, seed=seed)
+    rng = random.Random(seed)
+    for _ in range(moves):
+        game.apply(rng.choice(game.legal_moves()))
+    return game
+
+
 @pytest.mark.parametrize("players", [2, 3, 4])
 def test_a_move_scores_as_the_engine_scores_it(players):
     rng = random.Random(players)
@@ -55,10 +64,7 @@ def unseen_of(rollouts: Rollouts, slot: int, seat: int, players: int) -> Counter
 
 
 def test_a_simulation_deals_only_the_unseen_tiles_again():
-    game = Game(3, seed=4)
-    rng = random.Random(4)
-    for _ in range(7):
-        game.apply(rng.choice(game.legal_moves()))
+    game = random_game(4, 7, players=3)
     seat = game.current
     rollouts = Rollouts(game, game.legal_moves()[:3])
     s = rollouts.state
@@ -78,10 +84,7 @@ def test_a_simulation_deals_only_the_unseen_tiles_again():
 
 
 def test_every_candidate_meets_the_same_deal_and_seeds_repeat():
-    game = Game(2, seed=8)
-    rng = random.Random(8)
-    for _ in range(12):
-        game.apply(rng.choice(game.legal_moves()))
+    game = random_game(8, 12)
     moves = game.legal_moves()[:4]
     rollouts = Rollouts(game, moves + moves)  # each move twice: common random numbers
     for seed in (1, 2, 3):
@@ -94,10 +97,7 @@ def test_every_candidate_meets_the_same_deal_and_seeds_repeat():
 
 
 def test_a_short_scratch_is_made_longer_and_the_simulation_repeated():
-    game = Game(2, seed=9)
-    rng = random.Random(9)
-    for _ in range(10):
-        game.apply(rng.choice(game.legal_moves()))
+    game = random_game(9, 10)
     moves = game.legal_moves()[:3]
     expected = [Rollouts(game, moves).simulate(seed, None) for seed in range(4)]
     short = Rollouts(game, moves)
@@ -116,10 +116,7 @@ def test_bad_candidates_are_refused():
 
 
 def test_without_a_deal_the_hidden_tiles_stay_as_loaded():
-    game = Game(2, seed=6)
-    rng = random.Random(6)
-    for _ in range(10):
-        game.apply(rng.choice(game.legal_moves()))
+    game = random_game(6, 10)
     rollouts = Rollouts(game, game.legal_moves()[:3], deal=False)
     s = rollouts.state
     hands, bag = s.hands[DEAL].copy(), s.bag[DEAL, : s.bag_n[DEAL]].copy()
