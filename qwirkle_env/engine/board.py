@@ -65,7 +65,7 @@ class Board:
     """Tiles on the table, with legality and scoring of placements."""
 
     __slots__ = ("_cells", "_front", "_fits", "_box", "_counts", "_full", "_grid", "_g", "_r0",
-                 "_c0", "_seq")  # fmt: skip
+                 "_c0", "_seq", "_fitgrid", "_work", "_n_changed", "_fitting")  # fmt: skip
 
     def __init__(self, tiles: Mapping[Cell, Tile] | None = None) -> None:
         self._cells: dict[Cell, int] = {}
@@ -80,6 +80,13 @@ class Board:
         self._grid = None
         self._g = self._r0 = self._c0 = 0
         self._seq = 0  # cells that have joined the frontier so far (their grid codes' order)
+        # While grid.py's kernel places the trusted placements (see _start_kernels): each
+        # grid cell's fit mask, then in _work the cells each type fits, the cells changed
+        # since the frontier dicts were brought up to date and the kernel's scratch; the
+        # dicts are stale until _sync. None otherwise, the dicts then always up to date.
+        self._fitgrid = self._work = None
+        self._n_changed = 0
+        self._fitting = 0  # the mask of the types that fit some frontier cell
         if tiles:
             for cell, tile in tiles.items():
                 self._cells[_as_cell(cell)] = as_tile(tile).id
@@ -90,6 +97,7 @@ class Board:
             self._check_all_lines()
             self._grid_cover(list(self._cells))
             self._refresh({n for cell in self._cells for n in _neighbours(cell)})
+            self._start_kernels()
 
     # --- reading -------------------------------------------------------------------
     def __getitem__(self, cell: Cell) -> Tile | None:
@@ -124,6 +132,9 @@ class Board:
         new._full = self._full
         new._grid = None if self._grid is None else self._grid.copy()
         new._g, new._r0, new._c0, new._seq = self._g, self._r0, self._c0, self._seq
+        new._fitgrid = None if self._fitgrid is None else self._fitgrid.copy()
+        new._work = None if self._work is None else self._work.copy()
+        new._n_changed, new._fitting = self._n_changed, self._fitting
         return new
 
     def bounds(self) -> tuple[int, int, int, int] | None:
@@ -138,6 +149,7 @@ class Board:
         """Tile types that could go on ``cell`` alone this turn."""
         if not self._cells:
             return list(Tile.from_id(t) for t in range(36))
+        self._sync()
         info = self._front.get(_as_cell(cell))
         return [] if info is None else [Tile.from_id(t) for t in ids_of(info[FIT_H] & info[FIT_V])]
 
@@ -191,6 +203,8 @@ class Board:
             return False
         if not self._cells:
             return True
+        if self._fitgrid is not None:
+            return bool(self._fitting & hand_mask)
         return any(fit & hand_mask for fit in self._fits.values())
 
     # --- the id-level API: tile ids and masks, for the env, the game and agents -------
@@ -214,11 +228,13 @@ class Board:
         """Each empty cell touching a tile -> its record, indexed by ``FIT_H`` .. ``C_D``
         (this module's constants): per side the run's length, tile mask and compatible
         mask, per axis the types that fit and the line a tile there makes. Read-only."""
+        self._sync()
         return self._front
 
     @property
     def fit_masks(self) -> dict[Cell, int]:
         """Each frontier cell some tile fits alone -> the mask of those types. Read-only."""
+        self._sync()
         return self._fits
 
     @property
@@ -312,6 +328,7 @@ class Board:
         """What ``score_ids`` returns, for a placement already known to be legal (a Turn or
         ``placements_with_points`` built it): read off the frontier records instead of
         walking and checking every line. An illegal placement gets a wrong number."""
+        self._sync()
         front = self._front
         if len(items) == 1:
             info = front.get(items[0][0])
@@ -345,6 +362,57 @@ class Board:
     def place_legal(self, items: list[tuple[Cell, int]]) -> None:
         """Puts tiles known to be legal here down (no check) and refreshes the frontier
         around them; ``play`` is the checked twin on Tiles."""
+        if self._fitgrid is None or self._kernel_play(items) < 0:
+            self._place(items)
+
+    def play_legal(self, items: list[tuple[Cell, int]]) -> int:
+        """``score_legal`` then ``place_legal``, in one pass where the kernel plays: what a
+        game does with a trusted placement."""
+        if self._fitgrid is not None:
+            points = self._kernel_play(items)
+            if points >= 0:
+                return points
+        points = self.score_legal(items)
+        self._place(items)
+        return points
+
+    def _kernel_play(self, items: list[tuple[Cell, int]]) -> int:
+        """``play_legal`` by grid.py's kernel; -1, with nothing changed, if a tile would
+        come within GRID_MARGIN of the grid's edge (``_place`` then grows the grid)."""
+        g, r0, c0 = self._g, self._r0, self._c0
+        lo, hi = GRID_MARGIN, g - GRID_MARGIN
+        work = self._work
+        at = _grid.SCRATCH_AT
+        for (r, c), t in items:
+            i, j = r - r0, c - c0
+            if not (lo <= i < hi and lo <= j < hi):
+                return -1
+            work[at] = (i * g + j) << 6 | t
+            at += 1
+        points, self._seq, self._n_changed, self._fitting = _grid.play(
+            self._grid, self._fitgrid, work, _HASHES, g, r0, c0, len(items), self._seq,
+            self._n_changed,
+        )  # fmt: skip
+        cells = self._cells
+        counts = self._counts
+        top, bottom, left, right = self._box or self.bounds()
+        for cell, t in items:
+            cells[cell] = t
+            counts[t] += 1
+            if counts[t] >= COPIES:
+                self._full |= 1 << t
+            r, c = cell
+            top, bottom = min(top, r), max(bottom, r)
+            left, right = min(left, c), max(right, c)
+        self._box = (top, bottom, left, right)
+        if self._n_changed > _grid.CHANGED_CAP - _grid.CHANGED_ROOM:
+            self._sync()
+        return points
+
+    def _place(self, items: list[tuple[Cell, int]]) -> None:
+        """``place_legal`` in Python, on up-to-date dicts (the first tiles of a game, a
+        grid that grows, tables beyond the kernel)."""
+        self._sync()
         cells = self._cells
         front = self._front
         fits = self._fits
@@ -376,77 +444,139 @@ class Board:
                     rr, cc = rr + dr, cc + dc
                 touched.add((rr, cc))
         self._refresh(touched)
+        self._start_kernels()
 
     def _refresh(self, empties: Iterable[Cell]) -> None:
         """Rebuilds the frontier record of each of these cells (drops it if the cell is
-        taken or touches nothing). The four directions are written out: this runs for
-        every placement."""
+        taken or touches nothing); a cell new to the frontier gets the next rank."""
         cells = self._cells
-        get = cells.get
         front = self._front
         fits = self._fits
         grid = self._grid
         for cell in empties:
             if cell in cells:
                 continue
-            r, c = cell
-            nl = tl = 0
-            cl = ALL
-            k = c - 1
-            t = get((r, k))
-            while t is not None:
-                nl += 1
-                tl |= 1 << t
-                cl &= COMPAT[t]
-                k -= 1
-                t = get((r, k))
-            nr = tr = 0
-            cr = ALL
-            k = c + 1
-            t = get((r, k))
-            while t is not None:
-                nr += 1
-                tr |= 1 << t
-                cr &= COMPAT[t]
-                k += 1
-                t = get((r, k))
-            nu = tu = 0
-            cu = ALL
-            k = r - 1
-            t = get((k, c))
-            while t is not None:
-                nu += 1
-                tu |= 1 << t
-                cu &= COMPAT[t]
-                k -= 1
-                t = get((k, c))
-            nd = td = 0
-            cd = ALL
-            k = r + 1
-            t = get((k, c))
-            while t is not None:
-                nd += 1
-                td |= 1 << t
-                cd &= COMPAT[t]
-                k += 1
-                t = get((k, c))
-            if not (nl or nr or nu or nd):
+            info = self._record(cell)
+            if info is None:
                 front.pop(cell, None)
                 fits.pop(cell, None)
                 continue
-            fit_h = cl & cr if not tl & ~cr else 0
-            fit_v = cu & cd if not tu & ~cd else 0
             if grid is not None and cell not in front:  # joins the frontier: its rank
-                grid[(r - self._r0) * self._g + c - self._c0] = -1 - self._seq
+                grid[(cell[0] - self._r0) * self._g + cell[1] - self._c0] = -1 - self._seq
                 self._seq += 1
-            front[cell] = (
-                fit_h, fit_v, nl + nr + 1, nu + nd + 1,
-                nl, tl, cl, nr, tr, cr, nu, tu, cu, nd, td, cd,
-            )  # fmt: skip
-            if fit_h & fit_v:
-                fits[cell] = fit_h & fit_v
+            front[cell] = info
+            fit = info[FIT_H] & info[FIT_V]
+            if fit:
+                fits[cell] = fit
             else:
                 fits.pop(cell, None)
+
+    def _sync(self) -> None:
+        """Brings the frontier dicts up to date with the cells the kernel changed: records
+        rebuilt, taken cells dropped, new cells added in the order they joined (their
+        ranks), so the dicts are what the Python refresh would have made, order included."""
+        n = self._n_changed
+        if not n:
+            return
+        changed = self._work[_grid.CHANGED_AT : _grid.CHANGED_AT + n]
+        self._fitgrid[changed] &= ~_grid.CHANGED
+        self._n_changed = 0
+        g, r0, c0 = self._g, self._r0, self._c0
+        cells, front, fits = self._cells, self._front, self._fits
+        codes = self._grid[changed].tolist()
+        joined = []
+        for p, code in zip(changed.tolist(), codes):
+            cell = (r0 + p // g, c0 + p % g)
+            if cell in cells:
+                front.pop(cell, None)
+                fits.pop(cell, None)
+            elif cell in front:
+                info = self._record(cell)
+                front[cell] = info
+                if info[FIT_H] & info[FIT_V]:
+                    fits[cell] = info[FIT_H] & info[FIT_V]
+                else:
+                    fits.pop(cell, None)
+            else:
+                joined.append((-code, cell))
+        joined.sort()
+        for _, cell in joined:
+            info = self._record(cell)
+            front[cell] = info
+            if info[FIT_H] & info[FIT_V]:
+                fits[cell] = info[FIT_H] & info[FIT_V]
+
+    def _start_kernels(self) -> None:
+        """From here on grid.py's kernel places trusted placements, if numba is there and
+        the grid lies within the reach of its set order; the dicts must be up to date."""
+        self._fitgrid = self._work = None
+        self._n_changed = 0
+        g, r0, c0 = self._g, self._r0, self._c0
+        if self._grid is None or not _movegen_ready() or not _grid.changes_in_reach(g, r0, c0):
+            return
+        fitgrid = np.zeros(g * g, np.int64)
+        work = np.zeros(_grid.WORK_SIZE, np.int64)
+        fitting = 0
+        for (r, c), fit in self._fits.items():
+            fitgrid[(r - r0) * g + c - c0] = fit
+            fitting |= fit
+            for t in ids_of(fit):
+                work[t] += 1
+        self._fitgrid, self._work, self._fitting = fitgrid, work, fitting
+
+    def _record(self, cell: Cell) -> tuple[int, ...] | None:
+        """The frontier record of an empty cell, None if it touches no tile. The four
+        directions are written out: this runs for every cell a placement changes."""
+        get = self._cells.get
+        r, c = cell
+        nl = tl = 0
+        cl = ALL
+        k = c - 1
+        t = get((r, k))
+        while t is not None:
+            nl += 1
+            tl |= 1 << t
+            cl &= COMPAT[t]
+            k -= 1
+            t = get((r, k))
+        nr = tr = 0
+        cr = ALL
+        k = c + 1
+        t = get((r, k))
+        while t is not None:
+            nr += 1
+            tr |= 1 << t
+            cr &= COMPAT[t]
+            k += 1
+            t = get((r, k))
+        nu = tu = 0
+        cu = ALL
+        k = r - 1
+        t = get((k, c))
+        while t is not None:
+            nu += 1
+            tu |= 1 << t
+            cu &= COMPAT[t]
+            k -= 1
+            t = get((k, c))
+        nd = td = 0
+        cd = ALL
+        k = r + 1
+        t = get((k, c))
+        while t is not None:
+            nd += 1
+            td |= 1 << t
+            cd &= COMPAT[t]
+            k += 1
+            t = get((k, c))
+        if not (nl or nr or nu or nd):
+            return None
+        fit_h = cl & cr if not tl & ~cr else 0
+        fit_v = cu & cd if not tu & ~cd else 0
+        return (
+            fit_h, fit_v, nl + nr + 1, nu + nd + 1,
+            nl, tl, cl, nr, tr, cr, nu, tu, cu, nd, td, cd,
+        )  # fmt: skip
 
     def _check_all_lines(self) -> None:
         cells = self._cells
@@ -478,7 +608,7 @@ class Board:
         if not self._cells:
             return opening_placements(hand)
         if self._grid is None or not _movegen_ready():
-            return grown_placements(self._front, hand)
+            return grown_placements(self.frontier, hand)
         return rows_to_placements(self.placement_rows(hand).tolist())
 
     def placement_rows(self, hand: int) -> np.ndarray:
@@ -496,7 +626,7 @@ class Board:
     def _rows(self, hand: int, top: bool) -> np.ndarray:
         if self._cells and self._grid is not None and _movegen_ready():
             return self._compiled_rows(hand, top)
-        found = grown_placements(self._front, hand) if self._cells else opening_placements(hand)
+        found = grown_placements(self.frontier, hand) if self._cells else opening_placements(hand)
         rows = rows_of(found)
         return top_rows(rows) if top else rows
 
@@ -558,15 +688,18 @@ GRID_MARGIN = 8  # cells kept free past the table: a placement's reach plus a wa
 GRID_MAX = 256  # wider than any table play can build (at most 108 tiles across)
 GRID_FAR = 1 << 40  # cells beyond this stay with placements.py (int64 in the kernel)
 
-_movegen = None  # movegen.py, imported on the first placement list (it loads numba)
+# movegen.py and grid.py, imported on the first placement list or kernel play (they load
+# numba), and the set order's cell hashes (setorder.cell_hashes) for grid.play.
+_movegen = _grid = _HASHES = None
 
 
 def _movegen_ready() -> bool:
-    global _movegen
+    global _movegen, _grid, _HASHES
     if _movegen is None:
-        from . import movegen
+        from . import grid, movegen
+        from .setorder import cell_hashes
 
-        _movegen = movegen
+        _movegen, _grid, _HASHES = movegen, grid, cell_hashes()
     return _movegen.COMPILED
 
 

@@ -201,8 +201,11 @@ class Game:
                 f"opening: the first move must place exactly {self.opening_size} tiles, "
                 f"the largest colour or shape group of the opener's hand (got {len(items)})"
             )
-        points = self.board.score_legal(items) if trusted else self.board.score_ids(items)
-        self.board.place_legal(items)
+        if trusted:
+            points = self.board.play_legal(items)
+        else:
+            points = self.board.score_ids(items)
+            self.board.place_legal(items)
         self.opening_size = None
         rest.extend(self.bag.draw(HAND_SIZE - len(rest)))
         rest.sort()

@@ -34,7 +34,7 @@ from ..move_mode import (
 from ..rowgen import NUM_ROW_FEATURES, list_exchanges_into, row_features_into
 from ..spec import COPIES, HAND_SIZE, MAX_LINE, NUM_SHAPES, NUM_TILES, NUM_TYPES, QWIRKLE_BONUS
 from .move_state import BASE, C_PLAYERS, C_ROWS, C_STRICT, GRID, MAX_FRONT
-from .setorder import MAX_ITEMS, TABLE_SIZE
+from ..engine.setorder import MAX_ITEMS, TABLE_SIZE
 
 ALL = (1 << NUM_TYPES) - 1
 COLOUR = (1 << NUM_SHAPES) - 1  # colour 0's types; << 6k for colour k

@@ -37,7 +37,7 @@ from .batch import GameThreads, per_game_ints, reset_seeds
 from .move_load import load_game
 from .move_state import BASE, GRID, allocate
 from .mt19937 import seed_key, seed_state
-from .setorder import cell_hashes
+from ..engine.setorder import cell_hashes
 
 __all__ = ["COMPILED", "VectorMoves"]
 

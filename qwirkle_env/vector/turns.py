@@ -19,7 +19,7 @@ from .core import deal, give_points, remove_tile, sort_tiles
 from .move_state import BASE, C_PLAYERS, C_REWARD, FRONT, GRID
 from .move_table import scratch, show, show_in_full
 from .mt19937 import shuffle
-from .setorder import REACH_CELLS, set_order
+from ..engine.setorder import REACH_CELLS, set_order
 from .state import REWARD_WIN
 
 ALL = (1 << NUM_TYPES) - 1

@@ -1,0 +1,149 @@
+"""The board's grid of cell codes, played on by compiled kernels.
+
+``Board`` keeps the table as a flat grid of cell codes (``movegen.py`` describes them) and,
+beside it, the fit mask of every frontier cell, how many frontier cells each tile type
+fits, and the cells changed since its frontier dict was last brought up to date. A
+trusted placement is then one kernel call: the tiles go down, the cells at the ends of
+every run through them are refreshed in the order the Python board walks them (the
+iteration order of its set of them, ``setorder.py``, so new cells join the frontier with
+the ranks the Python board gives them) and the points come back. The frontier's records,
+which only Python readers need, are rebuilt from the changed cells when one asks
+(``Board.frontier``).
+
+The board's ``work`` array holds, in turn: the number of frontier cells each type fits
+(``NUM_TYPES`` counts), the changed cells (grid indices, ``CHANGED_CAP`` of room) and the
+kernel's scratch, whose first entries are the placement, as codes ``(grid index << 6) |
+tile id`` from ``SCRATCH_AT`` on. Fit masks use the low ``NUM_TYPES`` bits of ``fits``;
+``CHANGED`` marks a cell already listed among the changed ones.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..jit import kernel, njit
+from ..spec import NUM_TYPES
+from .movegen import axis_fit, points_of_line
+from .setorder import MAX_ITEMS, REACH_CELLS, TABLE_SIZE, set_order
+
+__all__ = [
+    "CHANGED", "CHANGED_AT", "CHANGED_CAP", "CHANGED_ROOM", "FIT_BITS", "SCRATCH_AT",
+    "WORK_SIZE", "changes_in_reach", "play",
+]  # fmt: skip
+
+CHANGED = np.int64(1) << 62
+FIT_BITS = (1 << NUM_TYPES) - 1
+CHANGED_ROOM = 30  # the most cells one placement can change: 6 placed, 24 refreshed
+CHANGED_AT = NUM_TYPES
+CHANGED_CAP = 512  # Board brings its dicts up to date before this many cells have changed
+SCRATCH_AT = CHANGED_AT + CHANGED_CAP
+
+# scratch: the placement's codes, then set_order's keys, hashes, table, order and spare.
+_KEYS = 8
+_KEY_HASHES = _KEYS + MAX_ITEMS
+_SLOTS = _KEY_HASHES + MAX_ITEMS
+_TABLE_HASHES = _SLOTS + TABLE_SIZE
+_ORDER = _TABLE_HASHES + TABLE_SIZE
+_SPARE = _ORDER + MAX_ITEMS
+_SCRATCH = _SPARE + 2 * TABLE_SIZE
+WORK_SIZE = SCRATCH_AT + _SCRATCH
+
+
+def changes_in_reach(g: int, r0: int, c0: int) -> bool:
+    """Whether the set's tabled hashes cover every cell of this grid (``setorder``)."""
+    return -REACH_CELLS <= min(r0, c0) and max(r0, c0) + g <= REACH_CELLS
+
+
+@njit(cache=True, inline="always")
+def _run(grid, p, d) -> int:
+    """Length of the line of tiles through the tile at p along d."""
+    n = 1
+    q = p - d
+    while grid[q] > 0:
+        n += 1
+        q -= d
+    q = p + d
+    while grid[q] > 0:
+        n += 1
+        q += d
+    return n
+
+
+@njit(cache=True, inline="always")
+def _mark(fits, changed, n_changed, p) -> int:
+    if not fits[p] & CHANGED:
+        fits[p] |= CHANGED
+        changed[n_changed] = p
+        n_changed += 1
+    return n_changed
+
+
+@njit(cache=True, inline="always")
+def _set_fit(fits, counts, p, fit):
+    old = fits[p] & FIT_BITS
+    if old != fit:
+        for t in range(NUM_TYPES):
+            bit = np.int64(1) << t
+            if old & bit:
+                counts[t] -= 1
+            if fit & bit:
+                counts[t] += 1
+        fits[p] = (fits[p] & CHANGED) | fit
+
+
+@kernel
+def play(grid, fits, work, hashes, g, r0, c0, k, seq, n_changed):
+    """Puts the k tiles coded at ``work[SCRATCH_AT:]`` down (known legal), refreshes the
+    frontier around them, and returns (points, frontier cells so far, changed cells, mask
+    of the types that fit somewhere). ``hashes`` is ``setorder.cell_hashes()``; the grid
+    lies within its reach (``changes_in_reach``)."""
+    counts = work[:NUM_TYPES]
+    changed = work[CHANGED_AT:SCRATCH_AT]
+    scratch = work[SCRATCH_AT:]
+    codes = scratch[:k]
+    for j in range(k):
+        p = codes[j] >> 6
+        _set_fit(fits, counts, p, 0)
+        n_changed = _mark(fits, changed, n_changed, p)
+        grid[p] = 1 + (codes[j] & 63)
+    # Points, as Board.score_legal: the line along the placement and each tile's across it.
+    p = codes[0] >> 6
+    if k == 1:
+        points = points_of_line(_run(grid, p, 1)) + points_of_line(_run(grid, p, g))
+        if points == 0:
+            points = 1
+    else:
+        d = 1 if abs((codes[1] >> 6) - p) < g else g
+        points = points_of_line(_run(grid, p, d))
+        across = g if d == 1 else 1
+        for j in range(k):
+            points += points_of_line(_run(grid, codes[j] >> 6, across))
+    # The cells past the ends of every run through the tiles, in Board.place_legal's order.
+    keys = scratch[_KEYS:_KEY_HASHES]
+    key_hashes = scratch[_KEY_HASHES:_SLOTS]
+    n = 0
+    for j in range(k):
+        p = codes[j] >> 6
+        for d in (-1, 1, -g, g):
+            q = p + d
+            while grid[q] > 0:
+                q += d
+            keys[n] = q
+            key_hashes[n] = hashes[r0 + q // g + REACH_CELLS, c0 + q % g + REACH_CELLS]
+            n += 1
+    order = scratch[_ORDER:_SPARE]
+    spare = scratch[_SPARE:_SCRATCH].reshape(2, TABLE_SIZE)
+    slots, table_hashes = scratch[_SLOTS:_TABLE_HASHES], scratch[_TABLE_HASHES:_ORDER]
+    m = set_order(keys, key_hashes, n, slots, table_hashes, order, spare)
+    for j in range(m):
+        q = order[j]
+        if grid[q] == 0:  # joins the frontier: its rank
+            grid[q] = -1 - seq
+            seq += 1
+        _set_fit(fits, counts, q, axis_fit(grid, q, 1)[0] & axis_fit(grid, q, g)[0])
+        n_changed = _mark(fits, changed, n_changed, q)
+    fitting = 0
+    for t in range(NUM_TYPES):
+        if counts[t] > 0:
+            fitting |= np.int64(1) << t
+    return points, seq, n_changed, fitting
