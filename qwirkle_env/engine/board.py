@@ -362,23 +362,29 @@ class Board:
     def place_legal(self, items: list[tuple[Cell, int]]) -> None:
         """Puts tiles known to be legal here down (no check) and refreshes the frontier
         around them; ``play`` is the checked twin on Tiles."""
-        if self._fitgrid is None or self._kernel_play(items) < 0:
+        if self._kernel_play(items) < 0:
             self._place(items)
 
     def play_legal(self, items: list[tuple[Cell, int]]) -> int:
         """``score_legal`` then ``place_legal``, in one pass where the kernel plays: what a
         game does with a trusted placement."""
-        if self._fitgrid is not None:
-            points = self._kernel_play(items)
-            if points >= 0:
-                return points
-        points = self.score_legal(items)
-        self._place(items)
+        points = self._kernel_play(items)
+        if points < 0:
+            points = self.score_legal(items)
+            self._place(items)
         return points
 
     def _kernel_play(self, items: list[tuple[Cell, int]]) -> int:
-        """``play_legal`` by grid.py's kernel; -1, with nothing changed, if a tile would
-        come within GRID_MARGIN of the grid's edge (``_place`` then grows the grid)."""
+        """``play_legal`` by grid.py's kernel; -1, with nothing changed, where it can't: a
+        tile would come within GRID_MARGIN of the grid's edge (``_place`` then grows the
+        grid), or the table is one the kernel doesn't take (see _start_kernels)."""
+        if self._fitgrid is None:
+            if self._cells or not _movegen_ready():
+                return -1
+            self._grid_cover([cell for cell, _ in items])  # the first tiles: a grid for them
+            self._start_kernels()
+            if self._fitgrid is None:
+                return -1
         g, r0, c0 = self._g, self._r0, self._c0
         lo, hi = GRID_MARGIN, g - GRID_MARGIN
         work = self._work
@@ -395,15 +401,22 @@ class Board:
         )  # fmt: skip
         cells = self._cells
         counts = self._counts
-        top, bottom, left, right = self._box or self.bounds()
+        (r, c), _ = items[0]
+        top, bottom, left, right = self._box or self.bounds() or (r, r, c, c)
         for cell, t in items:
             cells[cell] = t
             counts[t] += 1
             if counts[t] >= COPIES:
                 self._full |= 1 << t
             r, c = cell
-            top, bottom = min(top, r), max(bottom, r)
-            left, right = min(left, c), max(right, c)
+            if r < top:
+                top = r
+            elif r > bottom:
+                bottom = r
+            if c < left:
+                left = c
+            elif c > right:
+                right = c
         self._box = (top, bottom, left, right)
         if self._n_changed > _grid.CHANGED_CAP - _grid.CHANGED_ROOM:
             self._sync()
@@ -485,7 +498,7 @@ class Board:
         cells, front, fits = self._cells, self._front, self._fits
         codes = self._grid[changed].tolist()
         joined = []
-        for p, code in zip(changed.tolist(), codes):
+        for p, code in zip(changed.tolist(), codes, strict=True):
             cell = (r0 + p // g, c0 + p % g)
             if cell in cells:
                 front.pop(cell, None)
@@ -515,14 +528,17 @@ class Board:
         if self._grid is None or not _movegen_ready() or not _grid.changes_in_reach(g, r0, c0):
             return
         fitgrid = np.zeros(g * g, np.int64)
-        work = np.zeros(_grid.WORK_SIZE, np.int64)
-        fitting = 0
         for (r, c), fit in self._fits.items():
             fitgrid[(r - r0) * g + c - c0] = fit
-            fitting |= fit
-            for t in ids_of(fit):
-                work[t] += 1
-        self._fitgrid, self._work, self._fitting = fitgrid, work, fitting
+        work = np.zeros(_grid.WORK_SIZE, np.int64)
+        grid = self._grid
+        for r, c in self._front:  # the anchors by rank (those past ANCHORS_CAP unlisted)
+            p = (r - r0) * g + c - c0
+            rank = -1 - int(grid[p])
+            if rank < _grid.ANCHORS_CAP:
+                work[_grid.ANCHORS_AT + rank] = p
+        self._fitting = _grid.count_fits(fitgrid, work)
+        self._fitgrid, self._work = fitgrid, work
 
     def _record(self, cell: Cell) -> tuple[int, ...] | None:
         """The frontier record of an empty cell, None if it touches no tile. The four
@@ -606,8 +622,9 @@ class Board:
         the compiled ``movegen.py`` when numba is there, else by ``placements.py``: the same
         list either way."""
         if not self._cells:
-            return opening_placements(hand)
-        if self._grid is None or not _movegen_ready():
+            if not _movegen_ready():
+                return opening_placements(hand)
+        elif self._grid is None or not _movegen_ready():
             return grown_placements(self.frontier, hand)
         return rows_to_placements(self.placement_rows(hand).tolist())
 
@@ -616,30 +633,50 @@ class Board:
         order: ``[tiles, points, row, col, tile, row, col, tile, ...]`` (``WIDTH`` columns,
         unused ones zero). What the compiled generator writes, before any Python tuple is
         built: for callers that score or filter moves in bulk."""
-        return self._rows(hand, top=False)
+        return self._rows(hand, False)
 
     def top_placement_rows(self, hand: int) -> np.ndarray:
         """The rows of ``placement_rows`` that score the most, in its order: what a greedy
         player chooses among, without the cost of writing every other row."""
-        return self._rows(hand, top=True)
+        return self._rows(hand, True)
 
     def _rows(self, hand: int, top: bool) -> np.ndarray:
-        if self._cells and self._grid is not None and _movegen_ready():
-            return self._compiled_rows(hand, top)
+        if self._fitgrid is not None and self._seq <= _grid.ANCHORS_CAP:  # the usual table
+            mode = _movegen.TOP if top else _movegen.ROWS
+            out = np.empty((32 if top else 256, WIDTH), np.int64)  # ties for the most are few
+            args = (self._grid, self._fitgrid, self._work, self._g, self._seq, hand, self._r0,
+                    self._c0)  # fmt: skip
+            count = _grid.placements(*args, out, mode)
+            if count > len(out):
+                out = np.empty((count, WIDTH), np.int64)
+                _grid.placements(*args, out, mode)
+            return out[:count]
+        if _movegen_ready():
+            if not self._cells:
+                out = np.empty((64, WIDTH), np.int64)
+                count = _opening.opening_rows(hand, 0, out)
+                if count > len(out):
+                    out = np.empty((count, WIDTH), np.int64)
+                    _opening.opening_rows(hand, 0, out)
+                return top_rows(out[:count]) if top else out[:count]
+            if self._grid is not None:
+                return self._scanned_rows(hand, top)
         found = grown_placements(self.frontier, hand) if self._cells else opening_placements(hand)
         rows = rows_of(found)
         return top_rows(rows) if top else rows
 
-    def _compiled_rows(self, hand: int, top: bool) -> np.ndarray:
+    def _scanned_rows(self, hand: int, top: bool) -> np.ndarray:
+        """``_rows`` by ``movegen.board_placements``, which finds the anchors on the grid."""
         first, bottom, left, right = self._box or self.bounds()
         r0, c0 = self._r0, self._c0
         local = (first - r0, bottom - r0, left - c0, right - c0)
-        grid, mode = self._grid, _movegen.TOP if top else _movegen.ROWS
-        out = np.empty((256, WIDTH), np.int64)
-        count = _movegen.board_placements(grid, self._g, local, self._seq, hand, r0, c0, out, mode)
+        args = (self._grid, self._g, local, self._seq, hand, r0, c0)
+        mode = _movegen.TOP if top else _movegen.ROWS
+        out = np.empty((32 if top else 256, WIDTH), np.int64)
+        count = _movegen.board_placements(*args, out, mode)
         if count > len(out):
             out = np.empty((count, WIDTH), np.int64)
-            _movegen.board_placements(grid, self._g, local, self._seq, hand, r0, c0, out, mode)
+            _movegen.board_placements(*args, out, mode)
         return out[:count]
 
     def _grid_cover(self, new_cells: list[Cell]) -> None:
@@ -690,16 +727,16 @@ GRID_FAR = 1 << 40  # cells beyond this stay with placements.py (int64 in the ke
 
 # movegen.py and grid.py, imported on the first placement list or kernel play (they load
 # numba), and the set order's cell hashes (setorder.cell_hashes) for grid.play.
-_movegen = _grid = _HASHES = None
+_movegen = _grid = _opening = _HASHES = None
 
 
 def _movegen_ready() -> bool:
-    global _movegen, _grid, _HASHES
+    global _movegen, _grid, _opening, _HASHES
     if _movegen is None:
-        from . import grid, movegen
+        from . import grid, movegen, opening
         from .setorder import cell_hashes
 
-        _movegen, _grid, _HASHES = movegen, grid, cell_hashes()
+        _movegen, _grid, _opening, _HASHES = movegen, grid, opening, cell_hashes()
     return _movegen.COMPILED
 
 

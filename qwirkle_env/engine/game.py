@@ -188,7 +188,7 @@ class Game:
         the frontier instead of checking every line; hand and opening are still checked.
         ``move`` is the Placement to record in the history (built from ``items`` if None)."""
         seat = self.current
-        rest = remove_tiles(self.hands[seat], (t for _, t in items))
+        rest = remove_tiles(self.hands[seat], [t for _, t in items])
         if rest is None:
             names = ", ".join(str(Tile.from_id(t)) for _, t in items)
             raise IllegalMove(f"not in hand: player {seat} does not hold all of {names}")
@@ -219,7 +219,7 @@ class Game:
             move = Placement.of_ids(items)
         self.history.append((seat, move, points))
         if not self.over:
-            self._advance()
+            self._advance(placed=True)
         return points
 
     def apply_exchange(self, ids: list[int], *, move: Move | None = None) -> int:
@@ -266,12 +266,15 @@ class Game:
             return False
         return not board.can_place(ALL & ~board.complete_types)  # the types not all on the table
 
-    def _advance(self) -> None:
-        """Passes the turn on, skipping players who can do nothing; ends a dead game."""
-        if self.bag.tiles and self.history and isinstance(self.history[-1][1], Placement):
-            if self.table_is_dead():
+    def _advance(self, placed: bool = False) -> None:
+        """Passes the turn on, skipping players who can do nothing; ends a dead game (only
+        a placement can kill the table)."""
+        if self.bag.tiles:
+            if placed and self.table_is_dead():
                 self.over = True
-                return
+            else:  # every player can exchange
+                self.current = (self.current + 1) % self.num_players
+            return
         n = self.num_players
         for step in range(1, n + 1):
             seat = (self.current + step) % n

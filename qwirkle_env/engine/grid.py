@@ -11,9 +11,11 @@ which only Python readers need, are rebuilt from the changed cells when one asks
 (``Board.frontier``).
 
 The board's ``work`` array holds, in turn: the number of frontier cells each type fits
-(``NUM_TYPES`` counts), the changed cells (grid indices, ``CHANGED_CAP`` of room) and the
-kernel's scratch, whose first entries are the placement, as codes ``(grid index << 6) |
-tile id`` from ``SCRATCH_AT`` on. Fit masks use the low ``NUM_TYPES`` bits of ``fits``;
+(``NUM_TYPES`` counts), the changed cells (grid indices, ``CHANGED_CAP`` of room), the
+frontier cells by rank (the cell that joined k-th at ``ANCHORS_AT + k``, while k <
+``ANCHORS_CAP``: the move generator's anchors in order, without a scan of the table) and
+the kernel's scratch, whose first entries are the placement, as codes ``(grid index << 6)
+| tile id`` from ``SCRATCH_AT`` on. Fit masks use the low ``NUM_TYPES`` bits of ``fits``;
 ``CHANGED`` marks a cell already listed among the changed ones.
 """
 
@@ -21,14 +23,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..jit import kernel, njit
+from ..jit import kernel, lowest_bit, njit
 from ..spec import NUM_TYPES
-from .movegen import axis_fit, points_of_line
+from .movegen import ANCHOR_WIDTH, axis_fit, points_of_line, sink_for, walk, walk_stack
 from .setorder import MAX_ITEMS, REACH_CELLS, TABLE_SIZE, set_order
 
 __all__ = [
-    "CHANGED", "CHANGED_AT", "CHANGED_CAP", "CHANGED_ROOM", "FIT_BITS", "SCRATCH_AT",
-    "WORK_SIZE", "changes_in_reach", "play",
+    "ANCHORS_AT", "ANCHORS_CAP", "CHANGED", "CHANGED_AT", "CHANGED_CAP", "CHANGED_ROOM",
+    "FIT_BITS", "SCRATCH_AT", "WORK_SIZE", "changes_in_reach", "count_fits", "placements",
+    "play",
 ]  # fmt: skip
 
 CHANGED = np.int64(1) << 62
@@ -36,7 +39,9 @@ FIT_BITS = (1 << NUM_TYPES) - 1
 CHANGED_ROOM = 30  # the most cells one placement can change: 6 placed, 24 refreshed
 CHANGED_AT = NUM_TYPES
 CHANGED_CAP = 512  # Board brings its dicts up to date before this many cells have changed
-SCRATCH_AT = CHANGED_AT + CHANGED_CAP
+ANCHORS_AT = CHANGED_AT + CHANGED_CAP
+ANCHORS_CAP = 512  # more ranks than a game's table reaches; past them the board scans
+SCRATCH_AT = ANCHORS_AT + ANCHORS_CAP
 
 # scratch: the placement's codes, then set_order's keys, hashes, table, order and spare.
 _KEYS = 8
@@ -92,6 +97,26 @@ def _set_fit(fits, counts, p, fit):
 
 
 @kernel
+def count_fits(fits, work) -> int:
+    """Fills ``work``'s counts from the fit masks alone (a grid just made from the
+    frontier dict) and returns the mask of the types that fit somewhere."""
+    counts = work[:NUM_TYPES]
+    for t in range(NUM_TYPES):
+        counts[t] = 0
+    for p in range(fits.shape[0]):
+        fit = fits[p] & FIT_BITS
+        while fit:
+            low = fit & -fit
+            counts[lowest_bit(low)] += 1
+            fit ^= low
+    fitting = 0
+    for t in range(NUM_TYPES):
+        if counts[t] > 0:
+            fitting |= np.int64(1) << t
+    return fitting
+
+
+@kernel
 def play(grid, fits, work, hashes, g, r0, c0, k, seq, n_changed):
     """Puts the k tiles coded at ``work[SCRATCH_AT:]`` down (known legal), refreshes the
     frontier around them, and returns (points, frontier cells so far, changed cells, mask
@@ -139,6 +164,8 @@ def play(grid, fits, work, hashes, g, r0, c0, k, seq, n_changed):
         q = order[j]
         if grid[q] == 0:  # joins the frontier: its rank
             grid[q] = -1 - seq
+            if seq < ANCHORS_CAP:
+                work[ANCHORS_AT + seq] = q
             seq += 1
         _set_fit(fits, counts, q, axis_fit(grid, q, 1)[0] & axis_fit(grid, q, g)[0])
         n_changed = _mark(fits, changed, n_changed, q)
@@ -147,3 +174,18 @@ def play(grid, fits, work, hashes, g, r0, c0, k, seq, n_changed):
         if counts[t] > 0:
             fitting |= np.int64(1) << t
     return points, seq, n_changed, fitting
+
+
+@njit(cache=True)
+def placements(grid, fits, work, g, seq, hand, r0, c0, out, mode) -> int:
+    """``movegen.board_placements`` on a board the kernel plays (``seq`` <= ANCHORS_CAP):
+    the anchors come from the list by rank, and only those some type of the hand fits."""
+    anchors = np.empty(seq, np.int64)
+    n = 0
+    for k in range(seq):
+        p = work[ANCHORS_AT + k]
+        if grid[p] < 0 and fits[p] & hand:
+            anchors[n] = p
+            n += 1
+    table = np.empty((n, ANCHOR_WIDTH), np.int64)
+    return walk(grid, g, anchors, n, hand, r0, c0, out, sink_for(mode), table, walk_stack())

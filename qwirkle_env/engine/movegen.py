@@ -347,6 +347,12 @@ def board_placements(grid, g, box, ranks, hand, r0, c0, out, mode) -> int:
             code = grid[r * g + c]
             if code < 0:
                 at[-1 - code] = r * g + c
+    return _grow_ranked(grid, g, at, ranks, hand, r0, c0, out, mode)
+
+
+@njit(cache=True, inline="always")
+def _grow_ranked(grid, g, at, ranks, hand, r0, c0, out, mode) -> int:
+    """``_grow_to`` from ``at``, the cells by rank (-1 where none), packed in order."""
     n = 0
     for k in range(ranks):
         if at[k] >= 0:

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from .board import Cell, as_tile, checked_pairs
-from .tiles import Tile
+from .tiles import TILE_TYPES, Tile
 
 
 @dataclass(frozen=True, order=True)
@@ -22,7 +22,12 @@ class Placement:
     def of_ids(cls, items) -> Placement:
         """From ((row, col), tile_id) pairs the engine has already checked: no re-parsing."""
         move = object.__new__(cls)
-        object.__setattr__(move, "tiles", tuple(sorted((c, Tile.from_id(t)) for c, t in items)))
+        if len(items) == 1:
+            ((cell, t),) = items
+            tiles = ((cell, TILE_TYPES[t]),)
+        else:
+            tiles = tuple(sorted([(cell, TILE_TYPES[t]) for cell, t in items]))
+        object.__setattr__(move, "tiles", tiles)
         return move
 
     def __len__(self) -> int:

@@ -19,7 +19,9 @@ from collections import namedtuple
 import numpy as np
 
 from ..engine.movegen import ANCHOR_WIDTH, ROWS, reset_sink, sink_for, walk, walk_stack
+from ..engine.opening import opening_rows_into
 from ..engine.placements import WIDTH
+from ..engine.setorder import MAX_ITEMS, TABLE_SIZE
 from ..jit import kernel, njit
 from ..move_mode import (
     NUM_POSITION_FEATURES,
@@ -32,94 +34,11 @@ from ..move_mode import (
     SCORE_SCALE,
 )
 from ..rowgen import NUM_ROW_FEATURES, list_exchanges_into, row_features_into
-from ..spec import COPIES, HAND_SIZE, MAX_LINE, NUM_SHAPES, NUM_TILES, NUM_TYPES, QWIRKLE_BONUS
+from ..spec import COPIES, HAND_SIZE, MAX_LINE, NUM_SHAPES, NUM_TILES, NUM_TYPES
 from .move_state import BASE, C_PLAYERS, C_ROWS, C_STRICT, GRID, MAX_FRONT
-from ..engine.setorder import MAX_ITEMS, TABLE_SIZE
 
 ALL = (1 << NUM_TYPES) - 1
-COLOUR = (1 << NUM_SHAPES) - 1  # colour 0's types; << 6k for colour k
-SHAPE = sum(1 << (NUM_SHAPES * c) for c in range(NUM_SHAPES))  # shape 0's; << k for shape k
 MOST_POINTS = 128  # above any move's points (6 Qwirkles of a 6-tile move and the bonus: 90)
-
-
-@kernel
-def _line_points(k) -> int:
-    if k < 2:
-        return 0
-    return k + QWIRKLE_BONUS if k == MAX_LINE else k
-
-
-@kernel
-def _emit_line(out, n, group, pos, k, down) -> int:
-    if n < out.shape[0]:
-        row = out[n]
-        for j in range(row.shape[0]):
-            row[j] = 0
-        row[0] = k
-        row[1] = _line_points(k)
-        for j in range(k):
-            row[2 + 3 * j] = j if down else 0
-            row[3 + 3 * j] = 0 if down else j
-            row[4 + 3 * j] = group[pos[j]]
-    return n + 1
-
-
-@njit(cache=True)
-def opening_rows(hand, size, out) -> int:
-    """``placements.opening_placements`` in its order, as rows, keeping those of ``size``
-    tiles (0: every size); returns how many (rows past ``out``'s end are not written)."""
-    return opening_rows_into(hand, size, out, np.empty((3, MAX_LINE), np.int64))
-
-
-@kernel
-def opening_rows_into(hand, size, out, scratch) -> int:
-    """``opening_rows`` for kernels that allocate nothing (``scratch``: 3 x MAX_LINE)."""
-    n = 0
-    if size <= 1:
-        for t in range(NUM_TYPES):
-            if hand >> t & 1:
-                if n < out.shape[0]:
-                    for j in range(out.shape[1]):
-                        out[n, j] = 0
-                    out[n, 0] = 1
-                    out[n, 1] = 1
-                    out[n, 4] = t
-                n += 1
-    group, pos, nxt = scratch[0], scratch[1], scratch[2]
-    for g in range(2 * NUM_SHAPES):  # the colours, then the shapes
-        members = hand & (COLOUR << (NUM_SHAPES * g) if g < NUM_SHAPES else SHAPE << (g - 6))
-        m = 0
-        for t in range(NUM_TYPES):
-            if members >> t & 1:
-                group[m] = t
-                m += 1
-        for k in range(2, m + 1):
-            if size and k != size:
-                continue
-            # itertools.permutations(group, k): positions in lexicographic order
-            used = 0
-            d = 0
-            nxt[0] = 0
-            while d >= 0:
-                j = nxt[d]
-                while j < m and used >> j & 1:
-                    j += 1
-                if j == m:
-                    d -= 1
-                    if d >= 0:
-                        used &= ~(1 << pos[d])
-                        nxt[d] = pos[d] + 1
-                    continue
-                pos[d] = j
-                if d == k - 1:
-                    n = _emit_line(out, n, group, pos, k, False)
-                    n = _emit_line(out, n, group, pos, k, True)
-                    nxt[d] = j + 1
-                else:
-                    used |= 1 << j
-                    d += 1
-                    nxt[d] = 0
-    return n
 
 
 @kernel
@@ -346,6 +265,6 @@ def show_games(s, which):
 
 
 __all__ = [
-    "MoveScratch", "make_scratch", "opening_rows", "opening_rows_into", "scratch", "show",
+    "MoveScratch", "make_scratch", "opening_rows_into", "scratch", "show",
     "show_games", "show_in_full",
 ]  # fmt: skip

@@ -29,6 +29,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..engine.game import Game
+from ..engine.setorder import cell_hashes
 from ..jit import COMPILED, warn_if_slow
 from ..move_mode import DEFAULT_MAX_MOVES, check_moves_options, observation_size
 from ..spec import REWARD_MODES, check_num_players
@@ -37,7 +38,6 @@ from .batch import GameThreads, per_game_ints, reset_seeds
 from .move_load import load_game
 from .move_state import BASE, GRID, allocate
 from .mt19937 import seed_key, seed_state
-from ..engine.setorder import cell_hashes
 
 __all__ = ["COMPILED", "VectorMoves"]
 

@@ -13,13 +13,13 @@ from __future__ import annotations
 import numpy as np
 
 from ..engine.lines import COMPAT as COMPAT_TUPLE
+from ..engine.setorder import REACH_CELLS, set_order
 from ..jit import kernel, njit
 from ..spec import COPIES, END_BONUS, HAND_SIZE, MAX_PLAYERS, NUM_TYPES, win_share
 from .core import deal, give_points, remove_tile, sort_tiles
 from .move_state import BASE, C_PLAYERS, C_REWARD, FRONT, GRID
 from .move_table import scratch, show, show_in_full
 from .mt19937 import shuffle
-from ..engine.setorder import REACH_CELLS, set_order
 from .state import REWARD_WIN
 
 ALL = (1 << NUM_TYPES) - 1
