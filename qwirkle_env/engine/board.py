@@ -97,7 +97,6 @@ class Board:
             self._check_all_lines()
             self._grid_cover(list(self._cells))
             self._refresh({n for cell in self._cells for n in _neighbours(cell)})
-            self._start_kernels()
 
     # --- reading -------------------------------------------------------------------
     def __getitem__(self, cell: Cell) -> Tile | None:
@@ -377,11 +376,13 @@ class Board:
     def _kernel_play(self, items: list[tuple[Cell, int]]) -> int:
         """``play_legal`` by grid.py's kernel; -1, with nothing changed, where it can't: a
         tile would come within GRID_MARGIN of the grid's edge (``_place`` then grows the
-        grid), or the table is one the kernel doesn't take (see _start_kernels)."""
+        grid), or the table is one the kernel doesn't take (see _start_kernels), or numba
+        is not loaded yet (a process that only replays records never loads it)."""
         if self._fitgrid is None:
-            if self._cells or not _movegen_ready():
+            if not _kernels_loaded():
                 return -1
-            self._grid_cover([cell for cell, _ in items])  # the first tiles: a grid for them
+            if not self._cells:
+                self._grid_cover([cell for cell, _ in items])  # the first tiles: a grid
             self._start_kernels()
             if self._fitgrid is None:
                 return -1
@@ -426,6 +427,7 @@ class Board:
         """``place_legal`` in Python, on up-to-date dicts (the first tiles of a game, a
         grid that grows, tables beyond the kernel)."""
         self._sync()
+        self._fitgrid = self._work = None  # the next kernel play starts them on this grid
         cells = self._cells
         front = self._front
         fits = self._fits
@@ -457,7 +459,6 @@ class Board:
                     rr, cc = rr + dr, cc + dc
                 touched.add((rr, cc))
         self._refresh(touched)
-        self._start_kernels()
 
     def _refresh(self, empties: Iterable[Cell]) -> None:
         """Rebuilds the frontier record of each of these cells (drops it if the cell is
@@ -520,12 +521,12 @@ class Board:
                 fits[cell] = info[FIT_H] & info[FIT_V]
 
     def _start_kernels(self) -> None:
-        """From here on grid.py's kernel places trusted placements, if numba is there and
-        the grid lies within the reach of its set order; the dicts must be up to date."""
+        """From here on grid.py's kernel places trusted placements, if it is loaded and the
+        grid lies within the reach of its set order; the dicts must be up to date."""
         self._fitgrid = self._work = None
         self._n_changed = 0
         g, r0, c0 = self._g, self._r0, self._c0
-        if self._grid is None or not _movegen_ready() or not _grid.changes_in_reach(g, r0, c0):
+        if self._grid is None or not _kernels_loaded() or not _grid.changes_in_reach(g, r0, c0):
             return
         fitgrid = np.zeros(g * g, np.int64)
         for (r, c), fit in self._fits.items():
@@ -738,6 +739,11 @@ def _movegen_ready() -> bool:
 
         _movegen, _grid, _opening, _HASHES = movegen, grid, opening, cell_hashes()
     return _movegen.COMPILED
+
+
+def _kernels_loaded() -> bool:
+    """Whether the compiled kernels are loaded (the first placement list loads them)."""
+    return _movegen is not None and _movegen.COMPILED
 
 
 def _box_of(cells: list[Cell]) -> tuple[int, int, int, int]:
