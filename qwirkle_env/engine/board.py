@@ -645,12 +645,12 @@ class Board:
         if self._fitgrid is not None and self._seq <= _grid.ANCHORS_CAP:  # the usual table
             mode = _movegen.TOP if top else _movegen.ROWS
             out = np.empty((32 if top else 256, WIDTH), np.int64)  # ties for the most are few
-            args = (self._grid, self._fitgrid, self._work, self._g, self._seq, hand, self._r0,
-                    self._c0)  # fmt: skip
-            count = _grid.placements(*args, out, mode)
+            grid, fits, work, g, seq, r0, c0 = (self._grid, self._fitgrid, self._work, self._g,
+                                                self._seq, self._r0, self._c0)  # fmt: skip
+            count = _grid.placements(grid, fits, work, g, seq, hand, r0, c0, out, mode)
             if count > len(out):
                 out = np.empty((count, WIDTH), np.int64)
-                _grid.placements(*args, out, mode)
+                _grid.placements(grid, fits, work, g, seq, hand, r0, c0, out, mode)
             return out[:count]
         if _movegen_ready():
             if not self._cells:

@@ -9,20 +9,23 @@ from ..spec import HAND_SIZE, NUM_SHAPES
 
 __all__ = ["HAND_SIZE", "distinct_exchanges", "group_members", "largest_group", "remove_tiles"]
 
+_COLOUR = (1 << NUM_SHAPES) - 1  # the types of colour 0 (a tile's id is colour * 6 + shape)
+_SHAPE = sum(1 << (NUM_SHAPES * c) for c in range(NUM_SHAPES))  # the types of shape 0
+
 
 def largest_group(tile_ids: Iterable[int]) -> int:
     """Size of the largest set sharing a colour or a shape, identical tiles counted once.
 
     This decides who opens and how many tiles the opening line must hold.
     """
-    distinct = set(tile_ids)
+    distinct = 0
+    for t in tile_ids:
+        distinct |= 1 << t
     best = 0
-    for k in range(6):
-        best = max(
-            best,
-            sum(1 for t in distinct if t // NUM_SHAPES == k),
-            sum(1 for t in distinct if t % NUM_SHAPES == k),
-        )
+    for k in range(NUM_SHAPES):
+        colour = (distinct >> (NUM_SHAPES * k) & _COLOUR).bit_count()
+        shape = (distinct >> k & _SHAPE).bit_count()
+        best = max(best, colour, shape)
     return best
 
 

@@ -9,29 +9,77 @@ from .board import Cell, as_tile, checked_pairs
 from .tiles import TILE_TYPES, Tile
 
 
-@dataclass(frozen=True, order=True)
 class Placement:
-    """Tiles put on the table this turn, as sorted ((row, col), Tile) pairs."""
+    """Tiles put on the table this turn, as sorted ((row, col), Tile) pairs.
 
-    tiles: tuple[tuple[Cell, Tile], ...]
+    Immutable, equal and ordered by its tiles, like ``Exchange``. One built by ``of_ids``
+    (every placement a game applies, for its history) sorts its tiles only when they are
+    first read: most histories are never read move by move."""
+
+    __slots__ = ("_tiles", "_items")
 
     def __init__(self, tiles: Iterable[tuple[Cell, Tile]]) -> None:
-        object.__setattr__(self, "tiles", tuple(sorted(checked_pairs(tiles))))
+        object.__setattr__(self, "_tiles", tuple(sorted(checked_pairs(tiles))))
+        object.__setattr__(self, "_items", None)
 
     @classmethod
     def of_ids(cls, items) -> Placement:
         """From ((row, col), tile_id) pairs the engine has already checked: no re-parsing."""
         move = object.__new__(cls)
-        if len(items) == 1:
-            ((cell, t),) = items
-            tiles = ((cell, TILE_TYPES[t]),)
-        else:
-            tiles = tuple(sorted([(cell, TILE_TYPES[t]) for cell, t in items]))
-        object.__setattr__(move, "tiles", tiles)
+        object.__setattr__(move, "_tiles", None)
+        object.__setattr__(move, "_items", tuple(items))
         return move
 
+    @property
+    def tiles(self) -> tuple[tuple[Cell, Tile], ...]:
+        if self._tiles is None:
+            tiles = tuple(sorted([(cell, TILE_TYPES[t]) for cell, t in self._items]))
+            object.__setattr__(self, "_tiles", tiles)
+            object.__setattr__(self, "_items", None)
+        return self._tiles
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"a Placement is immutable: cannot set {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"a Placement is immutable: cannot delete {name!r}")
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self.tiles == other.tiles
+
+    def __lt__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self.tiles < other.tiles
+
+    def __le__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self.tiles <= other.tiles
+
+    def __gt__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self.tiles > other.tiles
+
+    def __ge__(self, other: object) -> bool:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return self.tiles >= other.tiles
+
+    def __hash__(self) -> int:
+        return hash((self.tiles,))
+
+    def __repr__(self) -> str:
+        return f"Placement(tiles={self.tiles!r})"
+
+    def __reduce__(self):
+        return (Placement, (self.tiles,))
+
     def __len__(self) -> int:
-        return len(self.tiles)
+        return len(self._items) if self._tiles is None else len(self._tiles)
 
     def __str__(self) -> str:
         return "place " + ", ".join(f"{t} at {cell}" for cell, t in self.tiles)

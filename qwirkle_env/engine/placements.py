@@ -146,4 +146,9 @@ def rows_to_placements(rows: list) -> list:
 def row_items(row) -> list[tuple[Cell, int]]:
     """One placement row as ``[((row, col), tile_id), ...]``, ``apply_placement``'s form."""
     values = row.tolist() if hasattr(row, "tolist") else list(row)
-    return [((values[i], values[i + 1]), values[i + 2]) for i in range(2, 2 + 3 * values[0], 3)]
+    k = values[0]
+    if k == 1:
+        return [((values[2], values[3]), values[4])]
+    if k == 2:
+        return [((values[2], values[3]), values[4]), ((values[5], values[6]), values[7])]
+    return [((values[i], values[i + 1]), values[i + 2]) for i in range(2, 2 + 3 * k, 3)]

@@ -1,10 +1,11 @@
 """The order in which Python iterates a small set of cells, for compiled code.
 
-The engine's ``Board.place_legal`` collects the empty cells at the ends of the runs a move
-touched in a Python ``set`` of ``(row, col)`` tuples and refreshes them in the set's
-iteration order; cells new to the frontier join it in that order, and the frontier's order
-is the order of the move list (``engine/movegen.py``) and so of the move mode's rows among
-equal points. To list the same rows, the batched move simulator repeats CPython's set: the
+The engine's ``Board.place_legal``, in Python, collects the empty cells at the ends of the
+runs a move touched in a Python ``set`` of ``(row, col)`` tuples and refreshes them in the
+set's iteration order; cells new to the frontier join it in that order, and the frontier's
+order is the order of the move list (``movegen.py``) and so of the move mode's rows among
+equal points. To give the same ranks, the board's kernel (``grid.py``) and the batched move
+simulator repeat CPython's set: the
 hashes come from the running interpreter (``hash((row, col))``, tabled once), the probing
 is CPython's ``set_add_entry`` / ``set_table_resize`` (LINEAR_PROBES 9, PERTURB_SHIFT 5,
 a table of 8 that grows to 4x the entries once 3/5 full). ``tests/vector/test_moves.py``

@@ -6,10 +6,11 @@ observation and mask, ``playout`` whole greedy turns on the engine's compiled mo
 generator, ``rollouts`` a search's simulations on its arrays, ``mt19937`` the random
 generator it shares with the engine's seeds. ``moves``
 steps many games one whole turn at a time (the env's move mode): ``turns`` and
-``move_table`` are its kernels, ``move_state`` its arrays, ``setorder`` the order of the
-engine's frontier; ``single`` puts one learning seat in each of its games, the other seats
-played inside by a batched opponent. ``qwirkle_env.jit`` is the numba switch. They read
-the rule facts from ``qwirkle_env.spec`` and never import the PettingZoo env.
+``move_table`` are its kernels, ``move_state`` its arrays (the order of the engine's
+frontier is ``engine/setorder``'s); ``single`` puts one learning seat in each of its
+games, the other seats played inside by a batched opponent. ``qwirkle_env.jit`` is the
+numba switch. They read the rule facts from ``qwirkle_env.spec`` and never import the
+PettingZoo env.
 """
 
 from .moves import VectorMoves

@@ -4,7 +4,7 @@ Compiled twins of ``Game.__init__``, ``apply_placement`` (checked) / ``apply_exc
 and ``_advance`` for ``VectorMoves``; ``move_table.py`` shows each new turn's table. The
 deal is ``core.deal`` and the bag's draws ``mt19937``'s, as in the tile simulator. What
 is new here is the frontier's order, which is the order of the move list: cells join it
-in the order the engine's Python set of them iterates (``setorder.py``), and leave it
+in the order the engine's Python set of them iterates (``engine/setorder.py``), and leave it
 without reordering the others, as the engine's frontier dict does.
 """
 
