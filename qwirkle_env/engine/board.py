@@ -12,8 +12,8 @@ Two faces: the rules API on ``Tile`` objects (``score``, ``play``, ``legal_place
 ``fits``) and, for the env, the game and agents in their hot loops, the same rules on tile
 ids (0..35) and id masks: ``placements_with_points``, ``score_ids``, ``score_legal`` and
 ``place_legal`` (trusted: for placements already known legal), and the read-only views
-``tile_ids``, ``type_counts``, ``complete_types``, ``frontier``, ``fit_masks`` and
-``code_grid``.
+``tile_ids``, ``type_counts``, ``complete_types``, ``fitting_types``, ``frontier``,
+``fit_masks`` and ``code_grid``.
 """
 
 from __future__ import annotations
@@ -198,13 +198,20 @@ class Board:
 
     def can_place(self, hand_mask: int) -> bool:
         """Whether any tile of the hand (a tile mask) fits anywhere."""
-        if not hand_mask:
-            return False
-        if not self._cells:
-            return True
+        return bool(hand_mask & self.fitting_types)
+
+    @property
+    def fitting_types(self) -> int:
+        """Mask of the tile types that fit some cell alone (every type on an empty table):
+        no tile outside it can be placed now."""
         if self._fitgrid is not None:
-            return bool(self._fitting & hand_mask)
-        return any(fit & hand_mask for fit in self._fits.values())
+            return self._fitting
+        if not self._cells:
+            return ALL
+        fitting = 0
+        for fit in self._fits.values():
+            fitting |= fit
+        return fitting
 
     # --- the id-level API: tile ids and masks, for the env, the game and agents -------
     @property
@@ -538,7 +545,7 @@ class Board:
             rank = -1 - int(grid[p])
             if rank < _grid.ANCHORS_CAP:
                 work[_grid.ANCHORS_AT + rank] = p
-        self._fitting = _grid.count_fits(fitgrid, work)
+        self._fitting = _grid.count_fits(fitgrid, work) if self._fits else 0
         self._fitgrid, self._work = fitgrid, work
 
     def _record(self, cell: Cell) -> tuple[int, ...] | None:

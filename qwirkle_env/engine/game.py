@@ -17,7 +17,7 @@ from ..spec import END_BONUS, check_num_players
 from .bag import Bag
 from .board import Board, Cell, IllegalMove
 from .hand import HAND_SIZE, distinct_exchanges, largest_group, remove_tiles
-from .lines import ALL, mask_of
+from .lines import mask_of
 from .moves import Exchange, Move, Placement, move_from_json
 from .placements import WIDTH, top_rows
 from .save import game_data, game_parts, record_data, record_parts
@@ -262,9 +262,7 @@ class Game:
         with no bonus, like a blocked game (docs/RULES.md, "Decided by this project").
         """
         board = self.board
-        if not len(board):
-            return False
-        return not board.can_place(ALL & ~board.complete_types)  # the types not all on the table
+        return not board.fitting_types & ~board.complete_types  # the types not all on the table
 
     def _advance(self, placed: bool = False) -> None:
         """Passes the turn on, skipping players who can do nothing; ends a dead game (only
