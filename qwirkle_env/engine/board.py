@@ -654,10 +654,10 @@ class Board:
             out = np.empty((32 if top else 256, WIDTH), np.int64)  # ties for the most are few
             grid, fits, work, g, seq, r0, c0 = (self._grid, self._fitgrid, self._work, self._g,
                                                 self._seq, self._r0, self._c0)  # fmt: skip
-            count = _grid.placements(grid, fits, work, g, seq, hand, r0, c0, out, mode)
+            count = _grid.placements(grid, fits, work, _LIST, g, seq, hand, r0, c0, out, mode)
             if count > len(out):
                 out = np.empty((count, WIDTH), np.int64)
-                _grid.placements(grid, fits, work, g, seq, hand, r0, c0, out, mode)
+                _grid.placements(grid, fits, work, _LIST, g, seq, hand, r0, c0, out, mode)
             return out[:count]
         if _movegen_ready():
             if not self._cells:
@@ -733,18 +733,21 @@ GRID_MARGIN = 8  # cells kept free past the table: a placement's reach plus a wa
 GRID_MAX = 256  # wider than any table play can build (at most 108 tiles across)
 GRID_FAR = 1 << 40  # cells beyond this stay with placements.py (int64 in the kernel)
 
-# movegen.py and grid.py, imported on the first placement list or kernel play (they load
-# numba), and the set order's cell hashes (setorder.cell_hashes) for grid.play.
-_movegen = _grid = _opening = _HASHES = None
+# movegen.py, grid.py and opening.py, imported on the first placement list (they load
+# numba), the set order's cell hashes (setorder.cell_hashes) for grid.play and the
+# scratch of grid.placements.
+_movegen = _grid = _opening = _HASHES = _LIST = None
 
 
 def _movegen_ready() -> bool:
-    global _movegen, _grid, _opening, _HASHES
+    global _movegen, _grid, _opening, _HASHES, _LIST
     if _movegen is None:
         from . import grid, movegen, opening
         from .setorder import cell_hashes
 
-        _movegen, _grid, _opening, _HASHES = movegen, grid, opening, cell_hashes()
+        _grid, _opening, _HASHES = grid, opening, cell_hashes()
+        _LIST = np.zeros(grid.LIST_SCRATCH, np.int64)
+        _movegen = movegen  # last: _kernels_loaded() reads it
     return _movegen.COMPILED
 
 

@@ -24,14 +24,22 @@ from __future__ import annotations
 import numpy as np
 
 from ..jit import kernel, lowest_bit, njit
-from ..spec import NUM_TYPES
-from .movegen import ANCHOR_WIDTH, axis_fit, points_of_line, sink_for, walk, walk_stack
+from ..spec import MAX_LINE, NUM_TYPES
+from .movegen import (
+    ANCHOR_WIDTH,
+    FRAME_WIDTH,
+    SINK_WIDTH,
+    axis_fit,
+    points_of_line,
+    reset_sink,
+    walk,
+)
 from .setorder import MAX_ITEMS, REACH_CELLS, TABLE_SIZE, set_order
 
 __all__ = [
     "ANCHORS_AT", "ANCHORS_CAP", "CHANGED", "CHANGED_AT", "CHANGED_CAP", "CHANGED_ROOM",
-    "FIT_BITS", "SCRATCH_AT", "WORK_SIZE", "changes_in_reach", "count_fits", "placements",
-    "play",
+    "FIT_BITS", "LIST_SCRATCH", "SCRATCH_AT", "WORK_SIZE", "changes_in_reach", "count_fits",
+    "placements", "play",
 ]  # fmt: skip
 
 CHANGED = np.int64(1) << 62
@@ -86,13 +94,15 @@ def _mark(fits, changed, n_changed, p) -> int:
 @njit(cache=True, inline="always")
 def _set_fit(fits, counts, p, fit):
     old = fits[p] & FIT_BITS
-    if old != fit:
-        for t in range(NUM_TYPES):
-            bit = np.int64(1) << t
-            if old & bit:
-                counts[t] -= 1
-            if fit & bit:
-                counts[t] += 1
+    flips = old ^ fit
+    if flips:
+        while flips:
+            low = flips & -flips
+            if old & low:
+                counts[lowest_bit(low)] -= 1
+            else:
+                counts[lowest_bit(low)] += 1
+            flips ^= low
         fits[p] = (fits[p] & CHANGED) | fit
 
 
@@ -176,16 +186,27 @@ def play(grid, fits, work, hashes, g, r0, c0, k, seq, n_changed):
     return points, seq, n_changed, fitting
 
 
+# placements' scratch: the anchors, their table, the sink and the walk's stack.
+_TABLE = ANCHORS_CAP
+_SINK = _TABLE + ANCHORS_CAP * ANCHOR_WIDTH
+_STACK = _SINK + SINK_WIDTH
+LIST_SCRATCH = _STACK + MAX_LINE * FRAME_WIDTH
+
+
 @njit(cache=True)
-def placements(grid, fits, work, g, seq, hand, r0, c0, out, mode) -> int:
+def placements(grid, fits, work, scratch, g, seq, hand, r0, c0, out, mode) -> int:
     """``movegen.board_placements`` on a board the kernel plays (``seq`` <= ANCHORS_CAP):
-    the anchors come from the list by rank, and only those some type of the hand fits."""
-    anchors = np.empty(seq, np.int64)
+    the anchors come from the list by rank, and only those some type of the hand fits.
+    ``scratch`` (LIST_SCRATCH int64s) may be shared: the call holds the GIL."""
+    anchors = scratch[:ANCHORS_CAP]
     n = 0
     for k in range(seq):
         p = work[ANCHORS_AT + k]
         if grid[p] < 0 and fits[p] & hand:
             anchors[n] = p
             n += 1
-    table = np.empty((n, ANCHOR_WIDTH), np.int64)
-    return walk(grid, g, anchors, n, hand, r0, c0, out, sink_for(mode), table, walk_stack())
+    table = scratch[_TABLE:_SINK].reshape(ANCHORS_CAP, ANCHOR_WIDTH)
+    sink = scratch[_SINK:_STACK]
+    reset_sink(sink, mode, 0, 0)
+    stack = scratch[_STACK:LIST_SCRATCH].reshape(MAX_LINE, FRAME_WIDTH)
+    return walk(grid, g, anchors, n, hand, r0, c0, out, sink, table, stack)
