@@ -65,7 +65,7 @@ class Board:
     """Tiles on the table, with legality and scoring of placements."""
 
     __slots__ = ("_cells", "_front", "_fits", "_box", "_counts", "_full", "_grid", "_g", "_r0",
-                 "_c0", "_seq", "_fitgrid", "_work", "_n_changed", "_fitting")  # fmt: skip
+                 "_c0", "_seq", "_fitgrid", "_work")  # fmt: skip
 
     def __init__(self, tiles: Mapping[Cell, Tile] | None = None) -> None:
         self._cells: dict[Cell, int] = {}
@@ -81,12 +81,11 @@ class Board:
         self._g = self._r0 = self._c0 = 0
         self._seq = 0  # cells that have joined the frontier so far (their grid codes' order)
         # While grid.py's kernel places the trusted placements (see _start_kernels): each
-        # grid cell's fit mask, then in _work the cells each type fits, the cells changed
-        # since the frontier dicts were brought up to date and the kernel's scratch; the
-        # dicts are stale until _sync. None otherwise, the dicts then always up to date.
+        # grid cell's fit mask, and _work (grid.py): the cells each type fits, the board's
+        # numbers (then kept there, not in the fields above), the cells changed since the
+        # frontier dicts were brought up to date (stale until _sync) and the kernel's
+        # scratch. None otherwise, the dicts and the fields above then always up to date.
         self._fitgrid = self._work = None
-        self._n_changed = 0
-        self._fitting = 0  # the mask of the types that fit some frontier cell
         if tiles:
             for cell, tile in tiles.items():
                 self._cells[_as_cell(cell)] = as_tile(tile).id
@@ -133,11 +132,12 @@ class Board:
         new._g, new._r0, new._c0, new._seq = self._g, self._r0, self._c0, self._seq
         new._fitgrid = None if self._fitgrid is None else self._fitgrid.copy()
         new._work = None if self._work is None else self._work.copy()
-        new._n_changed, new._fitting = self._n_changed, self._fitting
         return new
 
     def bounds(self) -> tuple[int, int, int, int] | None:
         """(min_row, max_row, min_col, max_col) of the tiles, None when empty."""
+        if self._work is not None and self._cells:
+            return tuple(self._work[_grid.TOP : _grid.RIGHT + 1].tolist())
         if self._box is None and self._cells:
             rows = [r for r, _ in self._cells]
             cols = [c for _, c in self._cells]
@@ -204,8 +204,8 @@ class Board:
     def fitting_types(self) -> int:
         """Mask of the tile types that fit some cell alone (every type on an empty table):
         no tile outside it can be placed now."""
-        if self._fitgrid is not None:
-            return self._fitting
+        if self._work is not None:
+            return int(self._work[_grid.FITTING])
         if not self._cells:
             return ALL
         fitting = 0
@@ -221,12 +221,16 @@ class Board:
 
     @property
     def type_counts(self) -> list[int]:
-        """Copies of each tile type on the table, by id. Read-only: the board's own list."""
+        """Copies of each tile type on the table, by id. Read-only."""
+        if self._work is not None:
+            return self._work[_grid.ON_TABLE : _grid.ON_TABLE + NUM_TYPES].tolist()
         return self._counts
 
     @property
     def complete_types(self) -> int:
         """Mask of the tile types whose every copy is on the table."""
+        if self._work is not None:
+            return int(self._work[_grid.FULL])
         return self._full
 
     @property
@@ -403,38 +407,22 @@ class Board:
                 return -1
             work[at] = (i * g + j) << 6 | t
             at += 1
-        points, self._seq, self._n_changed, self._fitting = _grid.play(
-            self._grid, self._fitgrid, work, _HASHES, g, r0, c0, len(items), self._seq,
-            self._n_changed,
-        )  # fmt: skip
-        cells = self._cells
-        counts = self._counts
-        (r, c), _ = items[0]
-        top, bottom, left, right = self._box or self.bounds() or (r, r, c, c)
-        for cell, t in items:
-            cells[cell] = t
-            counts[t] += 1
-            if counts[t] >= COPIES:
-                self._full |= 1 << t
-            r, c = cell
-            if r < top:
-                top = r
-            elif r > bottom:
-                bottom = r
-            if c < left:
-                left = c
-            elif c > right:
-                right = c
-        self._box = (top, bottom, left, right)
-        if self._n_changed > _grid.CHANGED_CAP - _grid.CHANGED_ROOM:
+        points = _grid.play(self._grid, self._fitgrid, work, _HASHES, len(items))
+        self._cells.update(items)
+        if work[_grid.N_CHANGED] > _grid.CHANGED_CAP - _grid.CHANGED_ROOM:
             self._sync()
         return points
 
     def _place(self, items: list[tuple[Cell, int]]) -> None:
         """``place_legal`` in Python, on up-to-date dicts (the first tiles of a game, a
         grid that grows, tables beyond the kernel)."""
-        self._sync()
-        self._fitgrid = self._work = None  # the next kernel play starts them on this grid
+        work = self._work
+        if work is not None:  # the board's numbers back from the kernel's array
+            self._sync()
+            self._seq, self._full = int(work[_grid.SEQ]), int(work[_grid.FULL])
+            self._counts = work[_grid.ON_TABLE : _grid.ON_TABLE + NUM_TYPES].tolist()
+            self._box = self.bounds()
+            self._fitgrid = self._work = None  # the next kernel play starts them again
         cells = self._cells
         front = self._front
         fits = self._fits
@@ -496,12 +484,12 @@ class Board:
         """Brings the frontier dicts up to date with the cells the kernel changed: records
         rebuilt, taken cells dropped, new cells added in the order they joined (their
         ranks), so the dicts are what the Python refresh would have made, order included."""
-        n = self._n_changed
-        if not n:
+        work = self._work
+        if work is None or not work[_grid.N_CHANGED]:
             return
-        changed = self._work[_grid.CHANGED_AT : _grid.CHANGED_AT + n]
+        changed = work[_grid.CHANGED_AT : _grid.CHANGED_AT + int(work[_grid.N_CHANGED])]
         self._fitgrid[changed] &= ~_grid.CHANGED
-        self._n_changed = 0
+        work[_grid.N_CHANGED] = 0
         g, r0, c0 = self._g, self._r0, self._c0
         cells, front, fits = self._cells, self._front, self._fits
         codes = self._grid[changed].tolist()
@@ -531,7 +519,6 @@ class Board:
         """From here on grid.py's kernel places trusted placements, if it is loaded and the
         grid lies within the reach of its set order; the dicts must be up to date."""
         self._fitgrid = self._work = None
-        self._n_changed = 0
         g, r0, c0 = self._g, self._r0, self._c0
         if self._grid is None or not _kernels_loaded() or not _grid.changes_in_reach(g, r0, c0):
             return
@@ -545,7 +532,13 @@ class Board:
             rank = -1 - int(grid[p])
             if rank < _grid.ANCHORS_CAP:
                 work[_grid.ANCHORS_AT + rank] = p
-        self._fitting = _grid.count_fits(fitgrid, work) if self._fits else 0
+        work[_grid.FITTING] = _grid.count_fits(fitgrid, work) if self._fits else 0
+        work[_grid.SEQ], work[_grid.SIDE], work[_grid.ROW0], work[_grid.COL0] = self._seq, g, r0, c0
+        work[_grid.FULL] = self._full
+        far = 1 << 62  # an empty table's bounds: the first tile sets them
+        box = self._box or self.bounds() or (far, -far, far, -far)
+        work[_grid.TOP : _grid.RIGHT + 1] = box
+        work[_grid.ON_TABLE : _grid.ON_TABLE + NUM_TYPES] = self._counts
         self._fitgrid, self._work = fitgrid, work
 
     def _record(self, cell: Cell) -> tuple[int, ...] | None:
@@ -649,16 +642,16 @@ class Board:
         return self._rows(hand, True)
 
     def _rows(self, hand: int, top: bool) -> np.ndarray:
-        if self._fitgrid is not None and self._seq <= _grid.ANCHORS_CAP:  # the usual table
+        if self._work is not None:  # the kernel's board
             mode = _movegen.TOP if top else _movegen.ROWS
             out = np.empty((32 if top else 256, WIDTH), np.int64)  # ties for the most are few
-            grid, fits, work, g, seq, r0, c0 = (self._grid, self._fitgrid, self._work, self._g,
-                                                self._seq, self._r0, self._c0)  # fmt: skip
-            count = _grid.placements(grid, fits, work, _LIST, g, seq, hand, r0, c0, out, mode)
+            grid, fits, work = self._grid, self._fitgrid, self._work
+            count = _grid.placements(grid, fits, work, _LIST, hand, out, mode)
             if count > len(out):
                 out = np.empty((count, WIDTH), np.int64)
-                _grid.placements(grid, fits, work, _LIST, g, seq, hand, r0, c0, out, mode)
-            return out[:count]
+                _grid.placements(grid, fits, work, _LIST, hand, out, mode)
+            if count >= 0:
+                return out[:count]
         if _movegen_ready():
             if not self._cells:
                 out = np.empty((64, WIDTH), np.int64)
@@ -675,10 +668,11 @@ class Board:
 
     def _scanned_rows(self, hand: int, top: bool) -> np.ndarray:
         """``_rows`` by ``movegen.board_placements``, which finds the anchors on the grid."""
-        first, bottom, left, right = self._box or self.bounds()
+        first, bottom, left, right = self.bounds()
         r0, c0 = self._r0, self._c0
         local = (first - r0, bottom - r0, left - c0, right - c0)
-        args = (self._grid, self._g, local, self._seq, hand, r0, c0)
+        seq = self._seq if self._work is None else int(self._work[_grid.SEQ])
+        args = (self._grid, self._g, local, seq, hand, r0, c0)
         mode = _movegen.TOP if top else _movegen.ROWS
         out = np.empty((32 if top else 256, WIDTH), np.int64)
         count = _movegen.board_placements(*args, out, mode)

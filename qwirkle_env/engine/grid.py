@@ -11,7 +11,10 @@ which only Python readers need, are rebuilt from the changed cells when one asks
 (``Board.frontier``).
 
 The board's ``work`` array holds, in turn: the number of frontier cells each type fits
-(``NUM_TYPES`` counts), the changed cells (grid indices, ``CHANGED_CAP`` of room), the
+(``NUM_TYPES`` counts), the board's numbers while the kernel plays (at ``SEQ`` .. ``RIGHT``:
+the frontier's ranks so far, the changed cells' count, the types that fit somewhere, the
+grid's side and origin, the types all on the table and the bounds; at ``ON_TABLE`` the
+copies of each type on the table), the changed cells (grid indices, ``CHANGED_CAP`` of room), the
 frontier cells by rank (the cell that joined k-th at ``ANCHORS_AT + k``, while k <
 ``ANCHORS_CAP``: the move generator's anchors in order, without a scan of the table) and
 the kernel's scratch, whose first entries are the placement, as codes ``(grid index << 6)
@@ -24,7 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..jit import kernel, lowest_bit, njit
-from ..spec import MAX_LINE, NUM_TYPES
+from ..spec import COPIES, MAX_LINE, NUM_TYPES
 from .movegen import (
     ANCHOR_WIDTH,
     FRAME_WIDTH,
@@ -37,15 +40,20 @@ from .movegen import (
 from .setorder import MAX_ITEMS, REACH_CELLS, TABLE_SIZE, set_order
 
 __all__ = [
-    "ANCHORS_AT", "ANCHORS_CAP", "CHANGED", "CHANGED_AT", "CHANGED_CAP", "CHANGED_ROOM",
-    "FIT_BITS", "LIST_SCRATCH", "SCRATCH_AT", "WORK_SIZE", "changes_in_reach", "count_fits",
-    "placements", "play",
+    "ANCHORS_AT", "ANCHORS_CAP", "BOTTOM", "CHANGED", "CHANGED_AT", "CHANGED_CAP",
+    "CHANGED_ROOM", "COL0", "FIT_BITS", "FITTING", "FULL", "LEFT", "LIST_SCRATCH",
+    "N_CHANGED", "ON_TABLE", "RIGHT", "ROW0", "SCRATCH_AT", "SEQ", "SIDE", "TOP", "WORK_SIZE",
+    "changes_in_reach", "count_fits", "placements", "play",
 ]  # fmt: skip
 
 CHANGED = np.int64(1) << 62
 FIT_BITS = (1 << NUM_TYPES) - 1
 CHANGED_ROOM = 30  # the most cells one placement can change: 6 placed, 24 refreshed
-CHANGED_AT = NUM_TYPES
+SEQ, N_CHANGED, FITTING, SIDE, ROW0, COL0, FULL, TOP, BOTTOM, LEFT, RIGHT = range(
+    NUM_TYPES, NUM_TYPES + 11
+)
+ON_TABLE = NUM_TYPES + 11
+CHANGED_AT = ON_TABLE + NUM_TYPES
 CHANGED_CAP = 512  # Board brings its dicts up to date before this many cells have changed
 ANCHORS_AT = CHANGED_AT + CHANGED_CAP
 ANCHORS_CAP = 512  # more ranks than a game's table reaches; past them the board scans
@@ -127,20 +135,30 @@ def count_fits(fits, work) -> int:
 
 
 @kernel
-def play(grid, fits, work, hashes, g, r0, c0, k, seq, n_changed):
+def play(grid, fits, work, hashes, k) -> int:
     """Puts the k tiles coded at ``work[SCRATCH_AT:]`` down (known legal), refreshes the
-    frontier around them, and returns (points, frontier cells so far, changed cells, mask
-    of the types that fit somewhere). ``hashes`` is ``setorder.cell_hashes()``; the grid
-    lies within its reach (``changes_in_reach``)."""
+    frontier around them and the board's numbers in ``work``, and returns the points.
+    ``hashes`` is ``setorder.cell_hashes()``; the grid lies within its reach
+    (``changes_in_reach``)."""
+    g, r0, c0 = work[SIDE], work[ROW0], work[COL0]
+    seq, n_changed = work[SEQ], work[N_CHANGED]
     counts = work[:NUM_TYPES]
-    changed = work[CHANGED_AT:SCRATCH_AT]
+    changed = work[CHANGED_AT:ANCHORS_AT]
     scratch = work[SCRATCH_AT:]
     codes = scratch[:k]
     for j in range(k):
         p = codes[j] >> 6
+        t = codes[j] & 63
         _set_fit(fits, counts, p, 0)
         n_changed = _mark(fits, changed, n_changed, p)
-        grid[p] = 1 + (codes[j] & 63)
+        grid[p] = 1 + t
+        copies = work[ON_TABLE + t] + 1
+        work[ON_TABLE + t] = copies
+        if copies >= COPIES:
+            work[FULL] |= np.int64(1) << t
+        r, c = r0 + p // g, c0 + p % g
+        work[TOP], work[BOTTOM] = min(work[TOP], r), max(work[BOTTOM], r)
+        work[LEFT], work[RIGHT] = min(work[LEFT], c), max(work[RIGHT], c)
     # Points, as Board.score_legal: the line along the placement and each tile's across it.
     p = codes[0] >> 6
     if k == 1:
@@ -183,7 +201,8 @@ def play(grid, fits, work, hashes, g, r0, c0, k, seq, n_changed):
     for t in range(NUM_TYPES):
         if counts[t] > 0:
             fitting |= np.int64(1) << t
-    return points, seq, n_changed, fitting
+    work[SEQ], work[N_CHANGED], work[FITTING] = seq, n_changed, fitting
+    return points
 
 
 # placements' scratch: the anchors, their table, the sink and the walk's stack.
@@ -194,10 +213,13 @@ LIST_SCRATCH = _STACK + MAX_LINE * FRAME_WIDTH
 
 
 @njit(cache=True)
-def placements(grid, fits, work, scratch, g, seq, hand, r0, c0, out, mode) -> int:
-    """``movegen.board_placements`` on a board the kernel plays (``seq`` <= ANCHORS_CAP):
-    the anchors come from the list by rank, and only those some type of the hand fits.
-    ``scratch`` (LIST_SCRATCH int64s) may be shared: the call holds the GIL."""
+def placements(grid, fits, work, scratch, hand, out, mode) -> int:
+    """``movegen.board_placements`` on a board the kernel plays: the anchors come from the
+    list by rank, and only those some type of the hand fits; -1 if the ranks have passed
+    ANCHORS_CAP. ``scratch`` (LIST_SCRATCH int64s) may be shared: the call holds the GIL."""
+    g, r0, c0, seq = work[SIDE], work[ROW0], work[COL0], work[SEQ]
+    if seq > ANCHORS_CAP:
+        return -1
     anchors = scratch[:ANCHORS_CAP]
     n = 0
     for k in range(seq):

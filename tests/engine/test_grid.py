@@ -17,6 +17,7 @@ import pytest
 
 from qwirkle_env import Board, Game
 from qwirkle_env.engine import board as board_module
+from qwirkle_env.engine import grid as grid_module
 from qwirkle_env.engine.lines import ALL
 from tests.conftest import POLICIES, choose_move
 
@@ -111,7 +112,7 @@ def test_a_copy_with_changes_not_yet_read_goes_its_own_way():
     for _ in range(6):
         game.apply_placement(list(game.placements_with_points()[0][0]), trusted=True)
     board = game.board
-    assert board._n_changed > 0  # nothing has read the dicts since the last placements
+    assert board._work[grid_module.N_CHANGED] > 0  # the dicts are unread since the last moves
     twin = board.copy()
     hand = ALL
     first, last = board.placements_with_points(hand)[0][0], twin.placements_with_points(hand)[-1][0]
