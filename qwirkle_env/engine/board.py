@@ -205,7 +205,7 @@ class Board:
         """Mask of the tile types that fit some cell alone (every type on an empty table):
         no tile outside it can be placed now."""
         if self._work is not None:
-            return int(self._work[_grid.FITTING])
+            return self._work.item(_grid.FITTING)
         if not self._cells:
             return ALL
         fitting = 0
@@ -230,7 +230,7 @@ class Board:
     def complete_types(self) -> int:
         """Mask of the tile types whose every copy is on the table."""
         if self._work is not None:
-            return int(self._work[_grid.FULL])
+            return self._work.item(_grid.FULL)
         return self._full
 
     @property
@@ -400,7 +400,7 @@ class Board:
         g, r0, c0 = self._g, self._r0, self._c0
         lo, hi = GRID_MARGIN, g - GRID_MARGIN
         work = self._work
-        at = _grid.SCRATCH_AT
+        at = _SCRATCH_AT
         for (r, c), t in items:
             i, j = r - r0, c - c0
             if not (lo <= i < hi and lo <= j < hi):
@@ -409,8 +409,9 @@ class Board:
             at += 1
         points = _grid.play(self._grid, self._fitgrid, work, _HASHES, len(items))
         self._cells.update(items)
-        if work[_grid.N_CHANGED] > _grid.CHANGED_CAP - _grid.CHANGED_ROOM:
+        if points >= _SYNC_SOON:  # the changed cells' list is nearly full
             self._sync()
+            points -= _SYNC_SOON
         return points
 
     def _place(self, items: list[tuple[Cell, int]]) -> None:
@@ -728,18 +729,19 @@ GRID_MAX = 256  # wider than any table play can build (at most 108 tiles across)
 GRID_FAR = 1 << 40  # cells beyond this stay with placements.py (int64 in the kernel)
 
 # movegen.py, grid.py and opening.py, imported on the first placement list (they load
-# numba), the set order's cell hashes (setorder.cell_hashes) for grid.play and the
-# scratch of grid.placements.
-_movegen = _grid = _opening = _HASHES = _LIST = None
+# numba), the set order's cell hashes (setorder.cell_hashes) for grid.play, the scratch
+# of grid.placements and two of grid.py's numbers.
+_movegen = _grid = _opening = _HASHES = _LIST = _SCRATCH_AT = _SYNC_SOON = None
 
 
 def _movegen_ready() -> bool:
-    global _movegen, _grid, _opening, _HASHES, _LIST
+    global _movegen, _grid, _opening, _HASHES, _LIST, _SCRATCH_AT, _SYNC_SOON
     if _movegen is None:
         from . import grid, movegen, opening
         from .setorder import cell_hashes
 
         _grid, _opening, _HASHES = grid, opening, cell_hashes()
+        _SCRATCH_AT, _SYNC_SOON = grid.SCRATCH_AT, grid.SYNC_SOON
         _LIST = np.zeros(grid.LIST_SCRATCH, np.int64)
         _movegen = movegen  # last: _kernels_loaded() reads it
     return _movegen.COMPILED

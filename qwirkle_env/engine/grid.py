@@ -42,13 +42,15 @@ from .setorder import MAX_ITEMS, REACH_CELLS, TABLE_SIZE, set_order
 __all__ = [
     "ANCHORS_AT", "ANCHORS_CAP", "BOTTOM", "CHANGED", "CHANGED_AT", "CHANGED_CAP",
     "CHANGED_ROOM", "COL0", "FIT_BITS", "FITTING", "FULL", "LEFT", "LIST_SCRATCH",
-    "N_CHANGED", "ON_TABLE", "RIGHT", "ROW0", "SCRATCH_AT", "SEQ", "SIDE", "TOP", "WORK_SIZE",
+    "N_CHANGED", "ON_TABLE", "RIGHT", "ROW0", "SCRATCH_AT", "SEQ", "SIDE", "SYNC_SOON", "TOP",
+    "WORK_SIZE",
     "changes_in_reach", "count_fits", "placements", "play",
 ]  # fmt: skip
 
 CHANGED = np.int64(1) << 62
 FIT_BITS = (1 << NUM_TYPES) - 1
 CHANGED_ROOM = 30  # the most cells one placement can change: 6 placed, 24 refreshed
+SYNC_SOON = 1 << 32  # added to play's points: the board should bring its dicts up to date
 SEQ, N_CHANGED, FITTING, SIDE, ROW0, COL0, FULL, TOP, BOTTOM, LEFT, RIGHT = range(
     NUM_TYPES, NUM_TYPES + 11
 )
@@ -137,7 +139,8 @@ def count_fits(fits, work) -> int:
 @kernel
 def play(grid, fits, work, hashes, k) -> int:
     """Puts the k tiles coded at ``work[SCRATCH_AT:]`` down (known legal), refreshes the
-    frontier around them and the board's numbers in ``work``, and returns the points.
+    frontier around them and the board's numbers in ``work``, and returns the points (plus
+    SYNC_SOON once the changed cells fill all but CHANGED_ROOM of their room).
     ``hashes`` is ``setorder.cell_hashes()``; the grid lies within its reach
     (``changes_in_reach``)."""
     g, r0, c0 = work[SIDE], work[ROW0], work[COL0]
@@ -202,6 +205,8 @@ def play(grid, fits, work, hashes, k) -> int:
         if counts[t] > 0:
             fitting |= np.int64(1) << t
     work[SEQ], work[N_CHANGED], work[FITTING] = seq, n_changed, fitting
+    if n_changed > CHANGED_CAP - CHANGED_ROOM:
+        return points + SYNC_SOON
     return points
 
 

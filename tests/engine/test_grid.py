@@ -18,7 +18,8 @@ import pytest
 from qwirkle_env import Board, Game
 from qwirkle_env.engine import board as board_module
 from qwirkle_env.engine import grid as grid_module
-from qwirkle_env.engine.lines import ALL
+from qwirkle_env.engine.lines import ALL, mask_of
+from qwirkle_env.engine.placements import row_items
 from tests.conftest import POLICIES, choose_move
 
 
@@ -135,3 +136,29 @@ def test_tables_the_kernel_does_not_take_stay_in_python():
     found = far.placements_with_points(ALL)
     far.place_legal(list(found[0][0]))
     assert far._fitgrid is None and far.frontier == Board(dict(far)).frontier
+
+
+def changed(board: Board) -> int:
+    """How many cells the kernel changed since the dicts were read (0 if it is not playing)."""
+    return 0 if board._work is None else board._work.item(grid_module.N_CHANGED)
+
+
+def test_a_long_run_of_unread_placements_brings_the_dicts_up_to_date_by_itself():
+    """More cells changed than the kernel's list holds: the board syncs before it fills."""
+    board, python = Board(), PythonBoard()
+    rng = random.Random(3)
+    synced = False
+    for _ in range(5000):  # a table of many copies: Board alone does not count them
+        hand = mask_of(rng.sample(range(36), 6))
+        rows = board.top_placement_rows(hand)
+        if not len(rows):
+            continue
+        items = row_items(rows[rng.randrange(len(rows))])
+        before, side, playing = changed(board), board._g, board._work is not None
+        board.play_legal(items)
+        synced = playing and board._g == side and changed(board) < before
+        python.place_legal(items)
+        if synced:
+            break
+    assert synced, "the changed cells' list should have filled"
+    assert_same_board(board, python)
