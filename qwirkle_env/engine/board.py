@@ -6,12 +6,15 @@ directions. That is all any rule needs: a tile fits a cell iff it is compatible 
 runs on each side, and a placement grows a run cell by cell. ``play`` updates only the
 frontier cells at the ends of the runs it changed, so move generation never rescans the
 table. The board also keeps the table as a flat grid of cell codes, the frontier's order
-included, which the compiled move generator (``movegen.py``) reads.
+included, which the compiled move generator (``movegen.py``) reads. Once numba is loaded,
+a trusted placement is one call of ``grid.py``'s kernel on that grid, and the frontier
+dicts are rebuilt from the cells it changed when they are next read.
 
 Two faces: the rules API on ``Tile`` objects (``score``, ``play``, ``legal_placements``,
 ``fits``) and, for the env, the game and agents in their hot loops, the same rules on tile
-ids (0..35) and id masks: ``placements_with_points``, ``score_ids``, ``score_legal`` and
-``place_legal`` (trusted: for placements already known legal), and the read-only views
+ids (0..35) and id masks: ``placements_with_points``, ``score_ids``, ``score_legal``,
+``place_legal`` and ``play_legal`` (trusted: for placements already known legal), and the
+read-only views
 ``tile_ids``, ``type_counts``, ``complete_types``, ``fitting_types``, ``frontier``,
 ``fit_masks`` and ``code_grid``.
 """
