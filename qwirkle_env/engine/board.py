@@ -477,21 +477,26 @@ class Board:
             if grid is not None and cell not in front:  # joins the frontier: its rank
                 grid[(cell[0] - self._r0) * self._g + cell[1] - self._c0] = -1 - self._seq
                 self._seq += 1
-            front[cell] = info
-            fit = info[FIT_H] & info[FIT_V]
-            if fit:
-                fits[cell] = fit
-            else:
-                fits.pop(cell, None)
+            self._keep(cell, info)
+
+    def _keep(self, cell: Cell, info: tuple[int, ...]) -> None:
+        """Writes a frontier cell's record, and its fit mask where some type fits."""
+        self._front[cell] = info
+        fit = info[FIT_H] & info[FIT_V]
+        if fit:
+            self._fits[cell] = fit
+        else:
+            self._fits.pop(cell, None)
 
     def _sync(self) -> None:
         """Brings the frontier dicts up to date with the cells the kernel changed: records
         rebuilt, taken cells dropped, new cells added in the order they joined (their
         ranks), so the dicts are what the Python refresh would have made, order included."""
         work = self._work
-        if work is None or not work[_grid.N_CHANGED]:
+        n = 0 if work is None else work.item(_grid.N_CHANGED)
+        if not n:
             return
-        changed = work[_grid.CHANGED_AT : _grid.CHANGED_AT + int(work[_grid.N_CHANGED])]
+        changed = work[_grid.CHANGED_AT : _grid.CHANGED_AT + n]
         self._fitgrid[changed] &= ~_grid.CHANGED
         work[_grid.N_CHANGED] = 0
         g, r0, c0 = self._g, self._r0, self._c0
@@ -504,20 +509,12 @@ class Board:
                 front.pop(cell, None)
                 fits.pop(cell, None)
             elif cell in front:
-                info = self._record(cell)
-                front[cell] = info
-                if info[FIT_H] & info[FIT_V]:
-                    fits[cell] = info[FIT_H] & info[FIT_V]
-                else:
-                    fits.pop(cell, None)
+                self._keep(cell, self._record(cell))
             else:
                 joined.append((-code, cell))
         joined.sort()
         for _, cell in joined:
-            info = self._record(cell)
-            front[cell] = info
-            if info[FIT_H] & info[FIT_V]:
-                fits[cell] = info[FIT_H] & info[FIT_V]
+            self._keep(cell, self._record(cell))
 
     def _start_kernels(self) -> None:
         """From here on grid.py's kernel places trusted placements, if it is loaded and the
@@ -540,7 +537,7 @@ class Board:
         work[_grid.SEQ], work[_grid.SIDE], work[_grid.ROW0], work[_grid.COL0] = self._seq, g, r0, c0
         work[_grid.FULL] = self._full
         far = 1 << 62  # an empty table's bounds: the first tile sets them
-        box = self._box or self.bounds() or (far, -far, far, -far)
+        box = self.bounds() or (far, -far, far, -far)
         work[_grid.TOP : _grid.RIGHT + 1] = box
         work[_grid.ON_TABLE : _grid.ON_TABLE + NUM_TYPES] = self._counts
         self._fitgrid, self._work = fitgrid, work
@@ -646,44 +643,33 @@ class Board:
         return self._rows(hand, True)
 
     def _rows(self, hand: int, top: bool) -> np.ndarray:
+        size = 32 if top else 256  # ties for the most are few
         if self._work is not None:  # the kernel's board
             mode = _movegen.TOP if top else _movegen.ROWS
-            out = np.empty((32 if top else 256, WIDTH), np.int64)  # ties for the most are few
-            grid, fits, work = self._grid, self._fitgrid, self._work
-            count = _grid.placements(grid, fits, work, _LIST, hand, out, mode)
-            if count > len(out):
-                out = np.empty((count, WIDTH), np.int64)
-                _grid.placements(grid, fits, work, _LIST, hand, out, mode)
-            if count >= 0:
-                return out[:count]
+            args = (self._grid, self._fitgrid, self._work, _LIST, hand)
+            rows = _written(_grid.placements, args, mode, size)
+            if rows is not None:
+                return rows
         if _movegen_ready():
             if not self._cells:
-                out = np.empty((64, WIDTH), np.int64)
-                count = _opening.opening_rows(hand, 0, out)
-                if count > len(out):
-                    out = np.empty((count, WIDTH), np.int64)
-                    _opening.opening_rows(hand, 0, out)
-                return top_rows(out[:count]) if top else out[:count]
+                rows = _written(_opening.opening_rows, (hand, 0), None, 64)
+                return top_rows(rows) if top else rows
             if self._grid is not None:
-                return self._scanned_rows(hand, top)
+                return self._scanned_rows(hand, top, size)
         found = grown_placements(self.frontier, hand) if self._cells else opening_placements(hand)
         rows = rows_of(found)
         return top_rows(rows) if top else rows
 
-    def _scanned_rows(self, hand: int, top: bool) -> np.ndarray:
+    def _scanned_rows(self, hand: int, top: bool, size: int) -> np.ndarray:
         """``_rows`` by ``movegen.board_placements``, which finds the anchors on the grid."""
         first, bottom, left, right = self.bounds()
         r0, c0 = self._r0, self._c0
         local = (first - r0, bottom - r0, left - c0, right - c0)
         seq = self._seq if self._work is None else int(self._work[_grid.SEQ])
         args = (self._grid, self._g, local, seq, hand, r0, c0)
-        mode = _movegen.TOP if top else _movegen.ROWS
-        out = np.empty((32 if top else 256, WIDTH), np.int64)
-        count = _movegen.board_placements(*args, out, mode)
-        if count > len(out):
-            out = np.empty((count, WIDTH), np.int64)
-            _movegen.board_placements(*args, out, mode)
-        return out[:count]
+        return _written(
+            _movegen.board_placements, args, _movegen.TOP if top else _movegen.ROWS, size
+        )
 
     def _grid_cover(self, new_cells: list[Cell]) -> None:
         """Makes the grid hold these cells at least GRID_MARGIN cells inside its edge:
@@ -748,6 +734,18 @@ def _movegen_ready() -> bool:
         _LIST = np.zeros(grid.LIST_SCRATCH, np.int64)
         _movegen = movegen  # last: _kernels_loaded() reads it
     return _movegen.COMPILED
+
+
+def _written(write, args: tuple, mode: int | None, size: int) -> np.ndarray | None:
+    """The rows ``write(*args, out[, mode])`` writes into a fresh array, written again into
+    a longer one when the first was too short; None if ``write`` declines (-1)."""
+    out = np.empty((size, WIDTH), np.int64)
+    tail = () if mode is None else (mode,)
+    count = write(*args, out, *tail)
+    if count > size:
+        out = np.empty((count, WIDTH), np.int64)
+        write(*args, out, *tail)
+    return None if count < 0 else out[:count]
 
 
 def _kernels_loaded() -> bool:

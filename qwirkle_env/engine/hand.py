@@ -6,11 +6,9 @@ from collections.abc import Iterable
 from itertools import combinations
 
 from ..spec import HAND_SIZE, NUM_SHAPES
+from .lines import COLOR_MASK, SHAPE_MASK, mask_of
 
 __all__ = ["HAND_SIZE", "distinct_exchanges", "group_members", "largest_group", "remove_tiles"]
-
-_COLOUR = (1 << NUM_SHAPES) - 1  # the types of colour 0 (a tile's id is colour * 6 + shape)
-_SHAPE = sum(1 << (NUM_SHAPES * c) for c in range(NUM_SHAPES))  # the types of shape 0
 
 
 def largest_group(tile_ids: Iterable[int]) -> int:
@@ -18,15 +16,8 @@ def largest_group(tile_ids: Iterable[int]) -> int:
 
     This decides who opens and how many tiles the opening line must hold.
     """
-    distinct = 0
-    for t in tile_ids:
-        distinct |= 1 << t
-    best = 0
-    for k in range(NUM_SHAPES):
-        colour = (distinct >> (NUM_SHAPES * k) & _COLOUR).bit_count()
-        shape = (distinct >> k & _SHAPE).bit_count()
-        best = max(best, colour, shape)
-    return best
+    distinct = mask_of(tile_ids)
+    return max((distinct & group).bit_count() for group in (*COLOR_MASK, *SHAPE_MASK))
 
 
 def group_members(tile_ids: Iterable[int], size: int) -> list[frozenset[int]]:
