@@ -11,6 +11,8 @@ tuned"): the network chooses what to look at, the simulations choose among it.
 
 from __future__ import annotations
 
+import time
+
 import numpy as np
 
 from agents.base import exchange, placement
@@ -18,10 +20,13 @@ from agents.move_value.agent import BySeatCount, ValueAgent, move_values
 from agents.move_value.features import POINT_SCALE, candidates
 from agents.move_value.network import values
 from agents.options import check_options
+from agents.scripted.endgame import endgame_values
 from agents.scripted.search import LEARNED_SEARCH_OPTIONS, SearchAgent
 from qwirkle_env.engine.moves import Move
 from qwirkle_env.position import Position
 from qwirkle_env.view import PlayerView
+
+ENDGAME_K = 50  # the network's best moves valued against every reply once the bag is empty
 
 
 class LearnedSearchAgent(SearchAgent):
@@ -37,17 +42,34 @@ class LearnedSearchAgent(SearchAgent):
         k: int = 6,
         depth: int | None = 2,
         prior: float = 0.0,
+        endgame: int = 1,
     ) -> None:
         given = {"budget": budget, "sims": sims, "k": k, "depth": depth, "prior": prior}
-        opts = check_options("learned-search", self.OPTIONS, given)
+        opts = check_options("learned-search", self.OPTIONS, {**given, "endgame": endgame})
         super().__init__(budget=opts["budget"], sims=opts["sims"], k=opts["k"], depth=opts["depth"])
         self.prior = opts["prior"]
+        self.endgame = bool(opts["endgame"])
         self.network = network  # before the first reset, which asks it about seat counts
 
     def check_players(self, num_players: int) -> None:
         self.network.check_players(num_players)
 
-    def proposals(self, view: PlayerView) -> tuple[list[Move], np.ndarray]:
+    def choose(self, view: PlayerView) -> Move:
+        if not (self.endgame and view.bag_size == 0 and view.num_players == 2):
+            return super().choose(view)
+        start = time.process_time()
+        moves, _ = self.proposals(view, max(self.k, ENDGAME_K))
+        if len(moves) == 1:
+            return moves[0]
+        game = view.sample_game(self.rng)  # the only deal: the unseen tiles are their hand
+        budget = None if self.sims is not None else self.budget
+        worth = endgame_values(game, moves, self.rng.randrange(2**63), start, budget)
+        return moves[int(np.nanargmax(worth))]  # the first of the best
+
+    def proposals(self, view: PlayerView, k: int | None = None) -> tuple[list[Move], np.ndarray]:
+        """The network's best ``k`` moves (default: the agent's ``k``), best first, and
+        ``prior`` times their afterstate values in points."""
+        k = self.k if k is None else k
         network = self.network.network(view.num_players)
         layers, how = network.layers, network.look_ahead
         cands = candidates(Position.of_view(view))
@@ -56,12 +78,12 @@ class LearnedSearchAgent(SearchAgent):
         worth = move_values(layers, cands)
         order = np.argsort(-worth, kind="stable")
         if cands.position is not None and len(cands) > 1:
-            short = order[: max(how.shortlist, self.k)]
+            short = order[: max(how.shortlist, k)]
             cands.look_ahead(short, self.rng, how)
             again = cands.points[short] / POINT_SCALE + values(layers, cands.features[short])
             worth[short] = again
             order = short[np.argsort(-again, kind="stable")]
-        top = order[: self.k]
+        top = order[:k]
         moves = []
         for i in top:
             kind, what = cands.move(int(i))

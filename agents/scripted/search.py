@@ -56,6 +56,7 @@ SEARCH_OPTIONS = {
 LEARNED_SEARCH_OPTIONS = {
     **SEARCH_OPTIONS,
     "prior": Option(float, 0, 10, unit="x the network's afterstate value in points"),
+    "endgame": Option(int, 0, 1, unit="1: every reply searched once the bag is empty"),
 }
 
 
