@@ -213,7 +213,14 @@ rollouts; **learned** is the shipped learned agent: a network
 trained by TD(lambda) self-play values each legal move's afterstate and the agent plays the
 best (one ply, no search; `docs/training.md`). Its "untrained" opponent is the same network
 before training (output zero: it plays as greedy). In 3- and 4-player games the table's
-first row is the learned agent and its win share is compared with 1/n. Full results (CSV,
+first row is the learned agent and its win share is compared with 1/n; `learned` plays
+those with its 3-4-player network. **learned-search** is the search over the learned
+network's best moves (one ply of the network to propose, simulations with greedy turns
+to judge; once the bag is empty, every reply of the opponent searched instead);
+**oracle** sees every hand and the bag's order and plays each of its best moves
+out to the end of the true game against greedy replies: an instrument, not a player.
+Each match's heading says what each agent may do at play time: a budget is CPU seconds
+per move for a search; the others are one ply. Full results (CSV,
 JSON with every game, plots): `runs/strength/`.
 
 {sections}
