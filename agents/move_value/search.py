@@ -63,7 +63,8 @@ class LearnedSearchAgent(SearchAgent):
             return moves[0]
         game = view.sample_game(self.rng)  # the only deal: the unseen tiles are their hand
         budget = None if self.sims is not None else self.budget
-        worth = endgame_values(game, moves, self.rng.randrange(2**63), start, budget)
+        seed = self.rng.randrange(2**63)
+        worth = endgame_values(game, moves, seed, start, budget, self.check_cancelled)
         return moves[int(np.nanargmax(worth))]  # the first of the best
 
     def proposals(self, view: PlayerView, k: int | None = None) -> tuple[list[Move], np.ndarray]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable
 
 import numpy as np
 
@@ -24,14 +25,20 @@ from qwirkle_env.vector.rollouts import Rollouts
 
 
 def endgame_values(
-    game: Game, moves: list[Move], seed: int, start: float, budget: float | None
+    game: Game,
+    moves: list[Move],
+    seed: int,
+    start: float,
+    budget: float | None,
+    check: Callable[[], None] | None = None,
 ) -> np.ndarray:
     """Each move's worst final margin for the player to move, over every reply.
 
     ``game`` must be a 2-player game with an empty bag. Moves are valued in the order
     given while the next one fits in ``budget`` CPU seconds counted from ``start``
     (``time.process_time``; None: every move); the first is always valued, the ones not
-    reached are NaN, so put the likeliest first.
+    reached are NaN, so put the likeliest first. ``check`` is called before each move (an
+    agent's ``check_cancelled``: it raises to stop).
     """
     if game.num_players != 2 or game.bag_size:
         raise ValueError("the endgame is for 2-player games with an empty bag")
@@ -40,6 +47,8 @@ def endgame_values(
     values = np.full(len(moves), np.nan)
     began = time.process_time()
     for k, move in enumerate(moves):
+        if check is not None:
+            check()
         if k and budget is not None:
             now = time.process_time()
             if now - start + (now - began) / k > budget:  # the next one would overrun

@@ -124,6 +124,17 @@ def test_learned_search_searches_the_endgame_and_can_be_told_not_to(monkeypatch)
     assert values[moves.index(move)] == np.nanmax(values)
 
 
+def test_a_cancelled_agent_stops_in_the_endgame():
+    from agents.base import Cancelled
+
+    game = endgames(1)[0]
+    agent = make_agent("learned-search:sims=2")
+    agent.reset(game.current, 2, 0)
+    agent.cancel()
+    with pytest.raises(Cancelled):
+        agent.choose(PlayerView.of(game, game.current))
+
+
 @pytest.mark.parametrize("bad", ["endgame=2", "endgame=-1", "endgame=0.5"])
 def test_the_endgame_option_is_bounded(bad):
     with pytest.raises(ValueError, match="option endgame must be an integer in \\[0, 1\\]"):
