@@ -25,6 +25,7 @@ import textwrap
 import time
 from pathlib import Path
 
+from agents.move_value.distil import DistilConfig
 from agents.move_value.network import ValueNetConfig
 from agents.move_value.td import TDConfig
 from agents.tile_ppo.network import NetConfig
@@ -134,6 +135,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="first agent a ckpt: play all its games at once with one batched forward per\n"
         "step (same duplicate deals, 2 players; much faster than batch-1 workers)",
     )  # fmt: skip
+    d = sub.add_parser(
+        "distil",
+        help="one round of expert iteration: the learned network learns from its own search",
+    )
+    d.add_argument("--start", default=None, help="the network to start from (the shipped one)")
+    d.add_argument("--to", default="runs/distil/distilled.pt", help="the checkpoint written")
+    add_fields(d, DistilConfig, skip=("sims",))
     p = sub.add_parser("play", help="play against an agent in the terminal")
     p.add_argument("--opponent", default="greedy", help="agent spec, e.g. ckpt:PATH (greedy)")
     p.add_argument("--seat", type=int, default=0, choices=(0, 1), help="your seat (default 0)")
@@ -338,6 +346,23 @@ def cmd_play(args: argparse.Namespace) -> None:
         print("\nbye")
 
 
+def cmd_distil(args: argparse.Namespace) -> Path:
+    from agents.move_value.distil import distil
+    from agents.registry import LEARNED_BY_SEATS, shipped_dir
+
+    fields = {f.name: getattr(args, f.name) for f in dataclasses.fields(DistilConfig)
+              if f.name != "sims"}  # fmt: skip
+    cfg = DistilConfig(**fields)
+    try:
+        cfg.check()
+    except ValueError as err:
+        raise SystemExit(str(err)) from None
+    start = Path(args.start) if args.start else shipped_dir() / LEARNED_BY_SEATS[2]
+    path = distil(start, args.to, cfg)
+    print(f"wrote {path}: evaluate it with python train.py evaluate --agents ckpt:{path} greedy")
+    return path
+
+
 def cmd_serve(args: argparse.Namespace) -> None:
     try:
         from showdown.app import serve
@@ -353,7 +378,7 @@ def main(argv: list[str] | None = None) -> None:
     args = build_parser().parse_args(argv)
     commands = {
         "train": cmd_train, "ppo": cmd_ppo, "evaluate": cmd_evaluate, "play": cmd_play,
-        "serve": cmd_serve,
+        "serve": cmd_serve, "distil": cmd_distil,
     }  # fmt: skip
     commands[args.command](args)
 

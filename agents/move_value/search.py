@@ -17,7 +17,7 @@ import numpy as np
 
 from agents.base import exchange, placement
 from agents.move_value.agent import BySeatCount, ValueAgent, move_values
-from agents.move_value.features import POINT_SCALE, candidates
+from agents.move_value.features import POINT_SCALE, Candidates, candidates
 from agents.move_value.network import values
 from agents.options import check_options
 from agents.scripted.endgame import endgame_values
@@ -67,10 +67,9 @@ class LearnedSearchAgent(SearchAgent):
         worth = endgame_values(game, moves, seed, start, budget, self.check_cancelled)
         return moves[int(np.nanargmax(worth))]  # the first of the best
 
-    def proposals(self, view: PlayerView, k: int | None = None) -> tuple[list[Move], np.ndarray]:
-        """The network's best ``k`` moves (default: the agent's ``k``), best first, and
-        ``prior`` times their afterstate values in points."""
-        k = self.k if k is None else k
+    def ranking(self, view: PlayerView, k: int) -> tuple[Candidates, np.ndarray, np.ndarray]:
+        """Every legal move (``Candidates``), the rows the network looked at two moves
+        ahead, best first (at least ``k``, where there are so many), and every row's worth."""
         network = self.network.network(view.num_players)
         layers, how = network.layers, network.look_ahead
         cands = candidates(Position.of_view(view))
@@ -84,6 +83,13 @@ class LearnedSearchAgent(SearchAgent):
             again = cands.points[short] / POINT_SCALE + values(layers, cands.features[short])
             worth[short] = again
             order = short[np.argsort(-again, kind="stable")]
+        return cands, order, worth
+
+    def proposals(self, view: PlayerView, k: int | None = None) -> tuple[list[Move], np.ndarray]:
+        """The network's best ``k`` moves (default: the agent's ``k``), best first, and
+        ``prior`` times their afterstate values in points."""
+        k = self.k if k is None else k
+        cands, order, worth = self.ranking(view, k)
         top = order[:k]
         moves = []
         for i in top:
