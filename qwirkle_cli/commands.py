@@ -5,12 +5,15 @@ installed, ``python train.py ...`` in a checkout (the same ``main``).
     python train.py train --name long --total-games 30000 ...
     python train.py ppo --total-steps 6000 ...   # the tile-level masked-PPO learner
     python train.py evaluate --agents learned greedy --games 400
+    python train.py distil --games 600   # the network learns from its own search
     python train.py play --opponent learned
 
 ``train`` (the default) trains the move-value network by TD(lambda) self-play
 (agents.move_value.td); ``ppo`` trains the tile-level policy on the env's own action space
-(agents.tile_ppo.ppo). Both write runs/<name>/: checkpoints/ (latest.pt, final.pt, and one
-per evaluation), metrics.csv, learning_curve.png and config.json. Every hyper-parameter of
+(agents.tile_ppo.ppo); ``distil`` fine-tunes the move-value network on the choices of
+the search it proposes for (agents.move_value.distil). ``train`` and ``ppo`` write
+runs/<name>/: checkpoints/ (latest.pt, final.pt, and one per evaluation), metrics.csv,
+learning_curve.png and config.json. Every hyper-parameter of
 agents.move_value.td.TDConfig and agents.tile_ppo.ppo.PPOConfig is an option of its command.
 """
 
