@@ -7,6 +7,9 @@ best ``k`` become the candidates. The simulations then judge them as ``search`` 
 adds the network's afterstate value, in points, times ``prior`` to each mean margin; the
 default is 0, which did better in the pilots (docs/strength.md, "How the agents were
 tuned"): the network chooses what to look at, the simulations choose among it.
+Once the bag of a 2-player game is empty nothing is hidden, and the simulations would only
+repeat one deal: the network's best ``ENDGAME_K`` moves are then answered by every reply
+instead (``agents.scripted.endgame``; ``endgame=0`` keeps the simulations).
 """
 
 from __future__ import annotations
@@ -44,8 +47,9 @@ class LearnedSearchAgent(SearchAgent):
         prior: float = 0.0,
         endgame: int = 1,
     ) -> None:
-        given = {"budget": budget, "sims": sims, "k": k, "depth": depth, "prior": prior}
-        opts = check_options("learned-search", self.OPTIONS, {**given, "endgame": endgame})
+        given = {"budget": budget, "sims": sims, "k": k, "depth": depth, "prior": prior,
+                 "endgame": endgame}  # fmt: skip
+        opts = check_options("learned-search", self.OPTIONS, given)
         super().__init__(budget=opts["budget"], sims=opts["sims"], k=opts["k"], depth=opts["depth"])
         self.prior = opts["prior"]
         self.endgame = bool(opts["endgame"])
