@@ -117,3 +117,9 @@ def placement(items) -> Placement:
 
 def exchange(tile_ids) -> Exchange:
     return Exchange(Tile.from_id(t) for t in tile_ids)
+
+
+def as_move(kind: str, what) -> Move:
+    """An engine Move from a ``("place", items)`` or ``("exchange", tile_ids)`` pair: what
+    ``MoveRows.move`` gives for a row, and what the search's candidates hold."""
+    return placement(what) if kind == "place" else exchange(what)

@@ -24,7 +24,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents.base import PlanningAgent, exchange, placement
+from agents.base import PlanningAgent, as_move
 from agents.checkpoint import MOVES_FORMAT
 from agents.net_agent import NetAgent
 from qwirkle_env.candidates import NUM_ROW_FEATURES, POINT_SCALE, ROW_FEATURES
@@ -156,8 +156,7 @@ class MovePolicyAgent(NetAgent, PlanningAgent):
             row = int(logits.argmax(dim=1))
         else:
             row = int(torch.multinomial(torch.softmax(logits, dim=1), 1, generator=self.gen))
-        kind, what = table.move(row)
-        return placement(what) if kind == "place" else exchange(what)
+        return as_move(*table.move(row))
 
 
 def move_policy_agent_of(

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.base import PlanningAgent, exchange, placement
+from agents.base import PlanningAgent, as_move
 from agents.move_value.features import FEATURES, POINT_SCALE, Candidates, candidates
 from agents.move_value.look_ahead import DEFAULT_LOOK_AHEAD, LookAhead
 from agents.move_value.network import MoveValueNet, values
@@ -98,8 +98,7 @@ class ValueAgent(PlanningAgent):
         if not len(cands):
             raise RuntimeError("no legal move in this view: is it this agent's turn?")
         i = select(self.layers, cands, self.temperature, self.rng, self.look_ahead)
-        kind, what = cands.move(i)
-        return placement(what) if kind == "place" else exchange(what)
+        return as_move(*cands.move(i))
 
 
 def trained_seat_counts(meta: dict) -> frozenset[int] | None:

@@ -20,7 +20,7 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from agents.base import exchange, placement
+from agents.base import as_move
 from agents.checkpoint import load_checkpoint, save_checkpoint
 from agents.move_value.agent import ValueAgent, value_agent_of
 from agents.move_value.features import POINT_SCALE, Candidates
@@ -104,7 +104,7 @@ class Recorder(LearnedSearchAgent):
         move = super().choose(view)
         if self._seen is not None:
             cands, order = self._seen
-            looked = [_move(cands, int(i)) for i in order]
+            looked = [as_move(*cands.move(int(i))) for i in order]
             if move in looked:
                 rest = np.setdiff1d(np.arange(len(cands)), order)
                 pick = self.rng.sample(range(len(rest)), min(self.others, len(rest)))
@@ -117,11 +117,6 @@ class Recorder(LearnedSearchAgent):
                     )
                 )
         return move
-
-
-def _move(cands: Candidates, i: int) -> Move:
-    kind, what = cands.move(i)
-    return placement(what) if kind == "place" else exchange(what)
 
 
 def collect_game(task: tuple) -> list[Decision]:

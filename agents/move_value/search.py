@@ -18,7 +18,7 @@ import time
 
 import numpy as np
 
-from agents.base import exchange, placement
+from agents.base import as_move
 from agents.move_value.agent import BySeatCount, ValueAgent, move_values
 from agents.move_value.features import POINT_SCALE, Candidates, candidates
 from agents.move_value.network import values
@@ -95,9 +95,6 @@ class LearnedSearchAgent(SearchAgent):
         k = self.k if k is None else k
         cands, order, worth = self.ranking(view, k)
         top = order[:k]
-        moves = []
-        for i in top:
-            kind, what = cands.move(int(i))
-            moves.append(placement(what) if kind == "place" else exchange(what))
+        moves = [as_move(*cands.move(int(i))) for i in top]
         after = worth[top] - cands.points[top] / POINT_SCALE  # the afterstate's value
         return moves, self.prior * POINT_SCALE * after

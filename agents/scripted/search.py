@@ -16,7 +16,7 @@ import time
 
 import numpy as np
 
-from agents.base import PlanningAgent, exchange, placement
+from agents.base import PlanningAgent, as_move
 from agents.options import Option, check_options
 from agents.scripted.baselines import best_row, exchange_rule
 from agents.scripted.heuristic import WEIGHT_OPTIONS, Evaluator, Weights
@@ -90,7 +90,7 @@ class SearchAgent(PlanningAgent):
     def proposals(self, view: PlayerView) -> tuple[list[Move], np.ndarray]:
         """The candidate moves, and what each is worth before any simulation (in points,
         added to its mean margin): nothing here; a learned search puts its network there."""
-        moves = [_to_move(c) for c in self.candidates(view)]
+        moves = [as_move(*c) for c in self.candidates(view)]
         return moves, np.zeros(len(moves))
 
     def candidates(self, view: PlayerView) -> list:
@@ -132,8 +132,3 @@ class SearchAgent(PlanningAgent):
             totals += rollouts.simulate(self.rng.randrange(2**63), depth)
             done += 1
         return moves[int(np.argmax(totals / done + prior))]  # the first of the best
-
-
-def _to_move(cand: tuple) -> Move:
-    kind, data = cand
-    return placement(data) if kind == "place" else exchange(data)
