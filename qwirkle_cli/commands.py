@@ -355,9 +355,8 @@ def cmd_distil(args: argparse.Namespace) -> Path:
 
     fields = {f.name: getattr(args, f.name) for f in dataclasses.fields(DistilConfig)
               if f.name != "sims"}  # fmt: skip
-    cfg = DistilConfig(**fields)
     try:
-        cfg.check()
+        cfg = DistilConfig(**fields)
     except ValueError as err:
         raise SystemExit(str(err)) from None
     start = Path(args.start) if args.start else shipped_dir() / LEARNED_BY_SEATS[2]

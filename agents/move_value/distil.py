@@ -55,8 +55,8 @@ class DistilConfig:
     def to_dict(self) -> dict:
         return asdict(self)
 
-    def check(self) -> None:
-        """ValueError naming every field out of its range."""
+    def __post_init__(self) -> None:
+        """ValueError naming every field out of its range, as TDConfig does."""
         problems = [
             f"{name} must be {rule} (got {getattr(self, name)!r})"
             for name, rule, ok in [
@@ -191,7 +191,6 @@ def _padded(batch: list[Decision], width: int):
 
 def distil(start: str | Path, out: str | Path, cfg: DistilConfig) -> Path:
     """One round: collect from the network at ``start``, fine-tune it, save it to ``out``."""
-    cfg.check()
     net, meta = load_checkpoint(start, kind=MoveValueNet)
     data = collect(start, cfg)
     history = fine_tune(net, data, cfg)

@@ -64,3 +64,10 @@ def test_the_command_refuses_bad_settings_before_any_game():
 
     with pytest.raises(SystemExit, match="games must be an integer >= 1.*temperature must be > 0"):
         main(["distil", "--games", "0", "--temperature", "0"])
+
+
+def test_a_config_out_of_range_is_refused_when_built():
+    import pytest
+
+    with pytest.raises(ValueError, match="budget must be in \\(0, 10\\] CPU seconds"):
+        DistilConfig(budget=0)
