@@ -18,30 +18,15 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import random
 from multiprocessing import Pool
 
 import numpy as np
 from tqdm import tqdm
 
 from agents.registry import make_agent
-from agents.scripted.search import greedy_rollout
-from qwirkle_env import Game
+from agents.scripted.endgame import empty_bag_positions
 from qwirkle_env.spec import margin
 from qwirkle_env.view import PlayerView
-
-
-def endgame_positions(count: int, seed: int) -> list[Game]:
-    """Games at the turn the bag emptied: greedy 2-player games of seeds seed, seed+1, ..."""
-    found, rng = [], random.Random(seed)
-    while len(found) < count:
-        game = Game(2, seed=seed)
-        seed += 1
-        while not game.over and game.bag_size:
-            greedy_rollout(game, 1, rng)
-        if not game.over:
-            found.append(game)
-    return found
 
 
 def play_out(job: tuple) -> tuple[float, float]:
@@ -79,7 +64,7 @@ def main() -> None:
     args = parser.parse_args()
     for spec in [*args.agents, args.opponent]:
         make_agent(spec)  # a bad spec stops here, before any game
-    starts = endgame_positions(args.positions, args.seed)
+    starts = empty_bag_positions(args.positions, args.seed)
     gained, won = {}, {}
     with Pool(args.processes) as pool:
         for spec in args.agents:

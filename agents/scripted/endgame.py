@@ -66,4 +66,19 @@ def endgame_values(
     return values
 
 
-__all__ = ["endgame_values"]
+def empty_bag_positions(count: int, seed: int, players: int = 2) -> list[Game]:
+    """Games at the turn their bag emptied: greedy games of seeds seed, seed + 1, ... (ties
+    broken by ``random.Random(seed)``), the ones that ended before it left out. Positions
+    for measuring endgame play."""
+    found, rng = [], random.Random(seed)
+    while len(found) < count:
+        game = Game(players, seed=seed)
+        seed += 1
+        while not game.over and game.bag_size:
+            greedy_rollout(game, 1, rng)
+        if not game.over:
+            found.append(game)
+    return found
+
+
+__all__ = ["empty_bag_positions", "endgame_values"]

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from agents.registry import make_agent
-from agents.scripted.endgame import endgame_values
+from agents.scripted.endgame import empty_bag_positions, endgame_values
 from agents.scripted.search import greedy_rollout
 from qwirkle_env import Game
 from qwirkle_env.engine.placements import row_items
@@ -18,17 +18,7 @@ from qwirkle_env.view import PlayerView
 
 
 def endgames(count: int, players: int = 2) -> list[Game]:
-    """The first position with an empty bag in greedy games of seeds 0, 1, ..."""
-    found, rng = [], random.Random(0)
-    seed = 0
-    while len(found) < count:
-        game = Game(players, seed=seed)
-        while not game.over and game.bag_size:
-            greedy_rollout(game, 1, rng)
-        if not game.over:
-            found.append(game)
-        seed += 1
-    return found
+    return empty_bag_positions(count, 0, players)
 
 
 def greedy_ends(game: Game, seat: int) -> set[float]:
