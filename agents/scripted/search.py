@@ -57,6 +57,7 @@ LEARNED_SEARCH_OPTIONS = {
     **SEARCH_OPTIONS,
     "prior": Option(float, 0, 10, unit="x the network's afterstate value in points"),
     "endgame": Option(int, 0, 1, unit="1: every reply searched once the bag is empty"),
+    "leaf": Option(int, 0, 1, unit="1: the network values each simulation's end"),
 }
 
 
@@ -120,15 +121,19 @@ class SearchAgent(PlanningAgent):
         # With the bag empty nothing more is drawn: roll out to the end.
         depth = None if view.bag_size == 0 else self.depth
         done = 0
-        while True:
-            self.check_cancelled()
-            if self.sims is not None:
-                if done >= self.sims:
-                    break
-            elif done:
-                spent = time.process_time() - start
-                if spent + spent / done > self.budget:  # the next one would overrun
-                    break
+        while not self.enough(start, done):
             totals += rollouts.simulate(self.rng.randrange(2**63), depth)
             done += 1
         return moves[int(np.argmax(totals / done + prior))]  # the first of the best
+
+    def enough(self, start: float, done: int) -> bool:
+        """Whether a decision begun at CPU time ``start`` with ``done`` simulations should
+        stop: ``sims`` reached, or the next one would overrun the budget. Raises if the
+        move was cancelled."""
+        self.check_cancelled()
+        if self.sims is not None:
+            return done >= self.sims
+        if not done:
+            return False
+        spent = time.process_time() - start
+        return spent + spent / done > self.budget
