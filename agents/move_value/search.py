@@ -10,6 +10,12 @@ tuned"): the network chooses what to look at, the simulations choose among it.
 Once the bag of a 2-player game is empty nothing is hidden, and the simulations would only
 repeat one deal: the network's best ``ENDGAME_K`` moves are then answered by every reply
 instead (``agents.scripted.endgame``; ``endgame=0`` keeps the simulations).
+With ``leaf=1`` a simulation is judged by the network instead of by the margin a few
+greedy turns later: each candidate is played in the deal, the opponents reply greedily,
+and the position that comes back is worth the margin so far plus the network's best
+1-ply worth there. That is a better judge than a raw margin, which ignores what each
+player is left holding, at the price of far fewer simulations (a move generation and a
+network pass per candidate, in Python).
 """
 
 from __future__ import annotations
@@ -24,9 +30,11 @@ from agents.move_value.features import POINT_SCALE, Candidates, candidates
 from agents.move_value.network import values
 from agents.options import check_options
 from agents.scripted.endgame import endgame_values
-from agents.scripted.search import LEARNED_SEARCH_OPTIONS, SearchAgent
+from agents.scripted.search import LEARNED_SEARCH_OPTIONS, SearchAgent, greedy_rollout
+from qwirkle_env.engine.game import Game
 from qwirkle_env.engine.moves import Move
 from qwirkle_env.position import Position
+from qwirkle_env.spec import margin
 from qwirkle_env.view import PlayerView
 
 ENDGAME_K = 50  # the network's best moves valued against every reply once the bag is empty
@@ -46,13 +54,15 @@ class LearnedSearchAgent(SearchAgent):
         depth: int | None = 2,
         prior: float = 0.0,
         endgame: int = 1,
+        leaf: int = 0,
     ) -> None:
         given = {"budget": budget, "sims": sims, "k": k, "depth": depth, "prior": prior,
-                 "endgame": endgame}  # fmt: skip
+                 "endgame": endgame, "leaf": leaf}  # fmt: skip
         opts = check_options("learned-search", self.OPTIONS, given)
         super().__init__(budget=opts["budget"], sims=opts["sims"], k=opts["k"], depth=opts["depth"])
         self.prior = opts["prior"]
         self.endgame = bool(opts["endgame"])
+        self.leaf = bool(opts["leaf"])
         self.network = network  # before the first reset, which asks it about seat counts
 
     def check_players(self, num_players: int) -> None:
@@ -60,6 +70,8 @@ class LearnedSearchAgent(SearchAgent):
 
     def choose(self, view: PlayerView) -> Move:
         if not (self.endgame and view.bag_size == 0 and view.num_players == 2):
+            if self.leaf:
+                return self._leaf_choice(view)
             return super().choose(view)
         start = time.process_time()
         moves, _ = self.proposals(view, max(self.k, ENDGAME_K))
@@ -70,6 +82,34 @@ class LearnedSearchAgent(SearchAgent):
         seed = self.rng.randrange(2**63)
         worth = endgame_values(game, moves, seed, start, budget, self.check_cancelled)
         return moves[int(np.nanargmax(worth))]  # the first of the best
+
+    def _leaf_choice(self, view: PlayerView) -> Move:
+        start = time.process_time()
+        moves, prior = self.proposals(view)
+        if len(moves) == 1:
+            return moves[0]
+        layers = self.network.network(view.num_players).layers
+        totals = np.zeros(len(moves))
+        done = 0
+        while not self.enough(start, done):
+            deal = view.sample_game(self.rng)
+            totals += [self.leaf_value(deal, move, layers) for move in moves]
+            done += 1
+        return moves[int(np.argmax(totals / done + prior))]  # the first of the best
+
+    def leaf_value(self, deal: Game, move: Move, layers: list) -> float:
+        """``move`` in a copy of ``deal``, the opponents' greedy replies, then the margin
+        from the mover's seat plus the network's best worth there, in points."""
+        game = deal.clone()
+        seat = game.current
+        game.apply(move)
+        greedy_rollout(game, game.num_players - 1, self.rng)
+        value = margin(game.scores, seat)
+        if not game.over and game.current == seat:
+            value += POINT_SCALE * float(
+                move_values(layers, candidates(Position.of_game(game))).max()
+            )
+        return value
 
     def ranking(self, view: PlayerView, k: int) -> tuple[Candidates, np.ndarray, np.ndarray]:
         """Every legal move (``Candidates``), the rows the network looked at two moves

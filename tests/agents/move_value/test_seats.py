@@ -56,20 +56,51 @@ def test_a_network_is_refused_for_other_seat_counts_before_any_game():
 
 @pytest.mark.parametrize(
     "bad", ["budget=0", "budget=-1", "budget=inf", "budget=nan", "budget=11", "k=0", "prior=-1",
-            "sims=0", "depth=21", "width=3"],
+            "sims=0", "depth=21", "width=3", "leaf=2", "leaf=-1"],
 )  # fmt: skip
 def test_learned_search_refuses_bad_options(bad):
     with pytest.raises(ValueError, match="learned-search"):
         make_agent(f"learned-search:{bad}")
 
 
-def test_learned_search_plays_legal_reproducible_games():
-    spec = "learned-search:sims=2,k=3"
+@pytest.mark.parametrize("leaf", [0, 1])
+def test_learned_search_plays_legal_reproducible_games(leaf):
+    spec = f"learned-search:sims=2,k=3,leaf={leaf}"
     for n in (2, 3):
         specs = [spec] + ["greedy"] * (n - 1)
-        a = play_game(specs, 11, list(range(n)))
-        assert play_game(specs, 11, list(range(n)))["scores"] == a["scores"]
+        a = play_game(specs, 11 + leaf, list(range(n)))
+        assert play_game(specs, 11 + leaf, list(range(n)))["scores"] == a["scores"]
         assert a["end"] == "rules" and a["fallbacks"] == [0] * n
+
+
+def test_a_leaf_value_is_the_margin_after_the_replies_plus_the_network_s_best_worth():
+    import random
+
+    from agents.move_value.agent import move_values
+    from agents.move_value.features import POINT_SCALE, candidates
+    from agents.scripted.search import greedy_rollout
+    from qwirkle_env.position import Position
+    from qwirkle_env.spec import margin
+
+    agent = make_agent("learned-search:sims=1,k=4,leaf=1")
+    game = Game(2, seed=8)
+    greedy_rollout(game, 10, random.Random(1))
+    seat = game.current
+    agent.reset(seat, 2, 0)
+    layers = agent.network.network(2).layers
+    for move in game.legal_moves()[:5]:
+        state = agent.rng.getstate()
+        got = agent.leaf_value(game, move, layers)
+        replay, rng = game.clone(), random.Random()
+        rng.setstate(state)
+        replay.apply(move)
+        greedy_rollout(replay, 1, rng)  # the opponent's greedy reply, ties as the agent broke them
+        want = margin(replay.scores, seat)
+        assert not replay.over and replay.current == seat
+        rows = candidates(Position.of_game(replay))
+        want += POINT_SCALE * float(move_values(layers, rows).max())
+        assert got == pytest.approx(want)
+    assert game.current == seat and not game.over  # the deal itself is left as it was
 
 
 def test_learned_search_prior_ranks_the_network_s_moves():
