@@ -10,12 +10,13 @@ tuned"): the network chooses what to look at, the simulations choose among it.
 Once the bag of a 2-player game is empty nothing is hidden, and the simulations would only
 repeat one deal: the network's best ``ENDGAME_K`` moves are then answered by every reply
 instead (``agents.scripted.endgame``; ``endgame=0`` keeps the simulations).
-With ``leaf=1`` a simulation is judged by the network instead of by the margin a few
-greedy turns later: each candidate is played in the deal, the opponents reply greedily,
-and the position that comes back is worth the margin so far plus the network's best
-1-ply worth there. That is a better judge than a raw margin, which ignores what each
-player is left holding, at the price of far fewer simulations (a move generation and a
-network pass per candidate, in Python).
+A simulation is judged by the network (``leaf=1``, the default) rather than by the margin
+a few greedy turns later (``leaf=0``): each candidate is played in the deal, the opponents
+reply greedily, and the position that comes back is worth the margin so far plus the
+network's best 1-ply worth there. That is a better judge than a raw margin, which ignores
+what each player is left holding, at the price of far fewer simulations (a move
+generation and a network pass per candidate, in Python); it won the pilots on seed 1
+(docs/strength.md).
 """
 
 from __future__ import annotations
@@ -54,7 +55,7 @@ class LearnedSearchAgent(SearchAgent):
         depth: int | None = 2,
         prior: float = 0.0,
         endgame: int = 1,
-        leaf: int = 0,
+        leaf: int = 1,
     ) -> None:
         given = {"budget": budget, "sims": sims, "k": k, "depth": depth, "prior": prior,
                  "endgame": endgame, "leaf": leaf}  # fmt: skip
