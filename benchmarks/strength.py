@@ -70,6 +70,11 @@ def matches(budget: float, learned: str, untrained: str, quick: bool) -> list[di
         dict(agents=[f"learned-search:budget={budget / 5:g}", f"search:budget={budget:g}"],
              games=400, target=f"the learned search wins >= 50% at {budget / 5:g} s against "
              f"the search at {budget:g} s", ok=lambda row: row["win_rate"] >= 0.5),
+        dict(agents=[f"learned-search:budget={budget / 5:g},leaf=1",
+                     f"learned-search:budget={budget / 5:g},leaf=0"], games=400,
+             target="ablation: the same search and budget, its simulations judged by the "
+             "network (leaf=1) or by greedy margins (leaf=0); the network's interval above 50%",
+             ok=lambda row: row["ci_low"] > 0.5),
         dict(agents=["oracle", "greedy"], games=200,
              target="a ceiling: the oracle (it sees every hand and the bag) beats greedy more "
              "often than the fair agents above do (>= 80%)", ok=lambda row: row["win_rate"] >= 0.8),
@@ -215,8 +220,9 @@ best (one ply, no search; `docs/training.md`). Its "untrained" opponent is the s
 before training (output zero: it plays as greedy). In 3- and 4-player games the table's
 first row is the learned agent and its win share is compared with 1/n; `learned` plays
 those with its 3-4-player network. **learned-search** is the search over the learned
-network's best moves (one ply of the network to propose, simulations with greedy turns
-to judge; once the bag is empty, every reply of the opponent searched instead);
+network's best moves (one ply of the network to propose; simulations to judge, each a
+fresh deal, the opponents' greedy replies and the network's value of what comes back;
+once the bag is empty, every reply of the opponent searched instead);
 **oracle** sees every hand and the bag's order and plays each of its best moves
 out to the end of the true game against greedy replies: an instrument, not a player.
 Each match's heading says what each agent may do at play time: a budget is CPU seconds
