@@ -22,6 +22,7 @@ generation and a network pass per candidate, in Python); it won the pilots on se
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 
 import numpy as np
 
@@ -71,8 +72,6 @@ class LearnedSearchAgent(SearchAgent):
 
     def choose(self, view: PlayerView) -> Move:
         if not (self.endgame and view.bag_size == 0 and view.num_players == 2):
-            if self.leaf:
-                return self._leaf_choice(view)
             return super().choose(view)
         start = time.process_time()
         moves, _ = self.proposals(view, max(self.k, ENDGAME_K))
@@ -84,19 +83,16 @@ class LearnedSearchAgent(SearchAgent):
         worth = endgame_values(game, moves, seed, start, budget, self.check_cancelled)
         return moves[int(np.nanargmax(worth))]  # the first of the best
 
-    def _leaf_choice(self, view: PlayerView) -> Move:
-        start = time.process_time()
-        moves, prior = self.proposals(view)
-        if len(moves) == 1:
-            return moves[0]
+    def simulation(self, view: PlayerView, moves: list[Move]) -> Callable[[], np.ndarray]:
+        if not self.leaf:
+            return super().simulation(view, moves)
         layers = self.network.network(view.num_players).layers
-        totals = np.zeros(len(moves))
-        done = 0
-        while not self.enough(start, done):
+
+        def simulate() -> np.ndarray:
             deal = view.sample_game(self.rng)
-            totals += [self.leaf_value(deal, move, layers) for move in moves]
-            done += 1
-        return moves[int(np.argmax(totals / done + prior))]  # the first of the best
+            return np.array([self.leaf_value(deal, move, layers) for move in moves])
+
+        return simulate
 
     def leaf_value(self, deal: Game, move: Move, layers: list) -> float:
         """``move`` in a copy of ``deal``, the opponents' greedy replies, then the margin

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable
 
 import numpy as np
 
@@ -115,16 +116,21 @@ class SearchAgent(PlanningAgent):
         moves, prior = self.proposals(view)
         if len(moves) == 1:
             return moves[0]
-        # The table is loaded once; each simulation deals the hidden tiles again.
-        rollouts = Rollouts(view.sample_game(self.rng), moves)
+        simulate = self.simulation(view, moves)
         totals = np.zeros(len(moves))
-        # With the bag empty nothing more is drawn: roll out to the end.
-        depth = None if view.bag_size == 0 else self.depth
         done = 0
         while not self.enough(start, done):
-            totals += rollouts.simulate(self.rng.randrange(2**63), depth)
+            totals += simulate()
             done += 1
         return moves[int(np.argmax(totals / done + prior))]  # the first of the best
+
+    def simulation(self, view: PlayerView, moves: list[Move]) -> Callable[[], np.ndarray]:
+        """One decision's simulation: each call values every move in a fresh deal."""
+        # The table is loaded once; each simulation deals the hidden tiles again.
+        rollouts = Rollouts(view.sample_game(self.rng), moves)
+        # With the bag empty nothing more is drawn: roll out to the end.
+        depth = None if view.bag_size == 0 else self.depth
+        return lambda: rollouts.simulate(self.rng.randrange(2**63), depth)
 
     def enough(self, start: float, done: int) -> bool:
         """Whether a decision begun at CPU time ``start`` with ``done`` simulations should
