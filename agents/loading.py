@@ -24,6 +24,7 @@ from agents.checkpoint import MOVES_FORMAT, VALUE_FORMAT, load_checkpoint
 from agents.move_policy.network import MovePolicyNet, move_policy_agent_of
 from agents.move_value.agent import BySeatCount, ValueAgent, value_agent_of
 from agents.move_value.network import MoveValueNet
+from agents.move_value.oracle import LearnedOracleAgent
 from agents.move_value.search import LearnedSearchAgent
 from agents.tile_ppo.agent import PolicyAgent
 from agents.tile_ppo.network import PolicyValueNet
@@ -70,3 +71,9 @@ def learned_search_agent(paths: dict[int, Path], **options) -> LearnedSearchAgen
     """The search over the moves of the move-value networks at ``paths``, one per seat
     count (``learned-search``)."""
     return LearnedSearchAgent(by_seat_count(paths), **options)
+
+
+def learned_oracle_agent(paths: dict[int, Path], **options) -> LearnedOracleAgent:
+    """The perfect-information instrument that judges by the move-value networks at
+    ``paths``, one per seat count (``learned-oracle``)."""
+    return LearnedOracleAgent(by_seat_count(paths), **options)

@@ -18,7 +18,7 @@ from agents.base import Agent
 from agents.options import check_options, describe
 from agents.scripted.baselines import GreedyAgent, RandomActionAgent, RandomAgent
 from agents.scripted.heuristic import HeuristicAgent
-from agents.scripted.oracle import OracleAgent
+from agents.scripted.oracle import LEARNED_ORACLE_OPTIONS, OracleAgent
 from agents.scripted.search import LEARNED_SEARCH_OPTIONS, SearchAgent
 
 
@@ -32,6 +32,18 @@ def learned_search(**options) -> Agent:
 
 learned_search.OPTIONS = LEARNED_SEARCH_OPTIONS  # type: ignore[attr-defined]
 
+
+def learned_oracle(**options) -> Agent:
+    """``learned-oracle``: the oracle that judges by the shipped learned network
+    (``agents.move_value.oracle``, loaded with torch on demand)."""
+    from agents.loading import learned_oracle_agent
+
+    return learned_oracle_agent(learned_paths(), **options)
+
+
+learned_oracle.OPTIONS = LEARNED_ORACLE_OPTIONS  # type: ignore[attr-defined]
+learned_oracle.sees_everything = True  # type: ignore[attr-defined]
+
 AGENTS: dict[str, Callable[..., Agent]] = {
     "random": RandomAgent,  # uniform over whole moves
     "random-action": RandomActionAgent,  # the env's opponent: uniform over the mask's actions
@@ -40,6 +52,7 @@ AGENTS: dict[str, Callable[..., Agent]] = {
     "search": SearchAgent,
     "learned-search": learned_search,
     "oracle": OracleAgent,  # sees every hand: for measurements, never an opponent
+    "learned-oracle": learned_oracle,  # the same, judging by the network
 }
 # ``learned`` plays each game with the network trained for its seat count.
 LEARNED_BY_SEATS = {2: "move_value.pt", 3: "move_value_34.pt", 4: "move_value_34.pt"}

@@ -21,6 +21,7 @@ generation and a network pass per candidate, in Python); it won the pilots on se
 
 from __future__ import annotations
 
+import random
 import time
 from collections.abc import Callable
 
@@ -103,28 +104,14 @@ class LearnedSearchAgent(SearchAgent):
         greedy_rollout(game, game.num_players - 1, self.rng)
         value = margin(game.scores, seat)
         if not game.over and game.current == seat:
-            value += POINT_SCALE * float(
-                move_values(layers, candidates(Position.of_game(game))).max()
-            )
+            value += turn_worth(layers, game)
         return value
 
     def ranking(self, view: PlayerView, k: int) -> tuple[Candidates, np.ndarray, np.ndarray]:
         """Every legal move (``Candidates``), the rows the network looked at two moves
         ahead, best first (at least ``k``, where there are so many), and every row's worth."""
         network = self.network.network(view.num_players)
-        layers, how = network.layers, network.look_ahead
-        cands = candidates(Position.of_view(view))
-        if not len(cands):
-            raise RuntimeError("no legal move in this view: is it this agent's turn?")
-        worth = move_values(layers, cands)
-        order = np.argsort(-worth, kind="stable")
-        if cands.position is not None and len(cands) > 1:
-            short = order[: max(how.shortlist, k)]
-            cands.look_ahead(short, self.rng, how)
-            again = cands.points[short] / POINT_SCALE + values(layers, cands.features[short])
-            worth[short] = again
-            order = short[np.argsort(-again, kind="stable")]
-        return cands, order, worth
+        return rank_moves(network, Position.of_view(view), k, self.rng)
 
     def proposals(self, view: PlayerView, k: int | None = None) -> tuple[list[Move], np.ndarray]:
         """The network's best ``k`` moves (default: the agent's ``k``), best first, and
@@ -135,3 +122,30 @@ class LearnedSearchAgent(SearchAgent):
         moves = [as_move(*cands.move(int(i))) for i in top]
         after = worth[top] - cands.points[top] / POINT_SCALE  # the afterstate's value
         return moves, self.prior * POINT_SCALE * after
+
+
+def rank_moves(
+    network: ValueAgent, position: Position, k: int, rng: random.Random
+) -> tuple[Candidates, np.ndarray, np.ndarray]:
+    """Every legal move of ``position`` valued as the learned agent values it: the cheap
+    features for all, then the look ahead for the best (the network's shortlist, at least
+    ``k``). Returns the moves, the looked-at rows best first, and every row's worth."""
+    layers, how = network.layers, network.look_ahead
+    cands = candidates(position)
+    if not len(cands):
+        raise RuntimeError("no legal move in this position: is it this seat's turn?")
+    worth = move_values(layers, cands)
+    order = np.argsort(-worth, kind="stable")
+    if cands.position is not None and len(cands) > 1:
+        short = order[: max(how.shortlist, k)]
+        cands.look_ahead(short, rng, how)
+        again = cands.points[short] / POINT_SCALE + values(layers, cands.features[short])
+        worth[short] = again
+        order = short[np.argsort(-again, kind="stable")]
+    return cands, order, worth
+
+
+def turn_worth(layers: list, game: Game) -> float:
+    """The best 1-ply worth, in points, of the player to move in ``game`` (cheap features,
+    no look ahead): what a simulation's leaf is worth to them beyond the margin."""
+    return POINT_SCALE * float(move_values(layers, candidates(Position.of_game(game))).max())

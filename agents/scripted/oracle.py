@@ -23,6 +23,13 @@ from qwirkle_env.engine.placements import row_items
 from qwirkle_env.vector.rollouts import Rollouts
 from qwirkle_env.view import PlayerView
 
+# The options of the oracle that judges by the learned network (agents.move_value.oracle),
+# written here so that the registry checks them without loading torch.
+LEARNED_ORACLE_OPTIONS = {
+    "k": Option(int, 1, 50, unit="the network's best moves tried"),
+    "replies": Option(int, 1, 50, unit="the next opponent's answers tried per move"),
+}
+
 
 class OracleAgent(PlanningAgent):
     """Perfect-information search with greedy rollouts to the end of the true game."""

@@ -128,5 +128,5 @@ def test_every_opponent_entry_point_is_an_agent_name():
     declared = set(declared["project"]["entry-points"]["qwirkle_env.opponents"]) - {"ckpt"}
     # every agent by name, the shipped ones included, but "random-action" (built into the
     # env), the registry's "random" (as an opponent spec that old name still builds the
-    # env's "random-action", deprecated) and the oracle, which sees every hand
-    assert declared == names - {"random", "random-action", "oracle"}
+    # env's "random-action", deprecated) and the oracles, which see every hand
+    assert declared == names - {"random", "random-action", "oracle", "learned-oracle"}

@@ -141,6 +141,7 @@ def test_non_finite_and_huge_numbers_are_refused(client):
         ("learned-search:budget=11", ("budget", "(0, 10]")),
         ("learned-search:prior=-1", ("prior", "[0, 10]")),
         ("oracle", ("sees every hand", "never plays here")),
+        ("learned-oracle", ("sees every hand", "never plays here")),
         ("x" * 201, ("at most 200 characters",)),
     ]:
         assert_error(client.post("/api/games", json={"agents": [spec]}), 400, *words)
