@@ -75,12 +75,15 @@ def matches(budget: float, learned: str, untrained: str, quick: bool) -> list[di
              target="ablation: the same search and budget, its simulations judged by the "
              "network (leaf=1) or by greedy margins (leaf=0); the network's interval above 50%",
              ok=lambda row: row["ci_low"] > 0.5),
-        dict(agents=["oracle", "greedy"], games=200,
+        dict(agents=["learned-oracle", "greedy"], games=200,
              target="a ceiling: the oracle (it sees every hand and the bag) beats greedy more "
              "often than the fair agents above do (>= 80%)", ok=lambda row: row["win_rate"] >= 0.8),
-        dict(agents=["oracle", learned], games=200,
+        dict(agents=["learned-oracle", learned], games=200,
              target="the oracle beats the learned agent (its interval above 50%)",
              ok=lambda row: row["ci_low"] > 0.5),
+        dict(agents=["learned-oracle", f"learned-search:budget={budget:g}"], games=200,
+             target=f"the oracle beats the strongest fair player, the learned search at "
+             f"{budget:g} s (its interval above 50%)", ok=lambda row: row["ci_low"] > 0.5),
         *[dict(agents=[f"ckpt:checkpoints/{lib}_moves.pt", "greedy"], games=400,
                target=f"{name}'s whole-move policy wins >= 55% (one ply, no search)",
                ok=lambda row: row["win_rate"] >= 0.55)
@@ -223,8 +226,10 @@ those with its 3-4-player network. **learned-search** is the search over the lea
 network's best moves (one ply of the network to propose; simulations to judge, each a
 fresh deal, the opponents' greedy replies and the network's value of what comes back;
 once the bag is empty, every reply of the opponent searched instead);
-**oracle** sees every hand and the bag's order and plays each of its best moves
-out to the end of the true game against greedy replies: an instrument, not a player.
+**learned-oracle** sees every hand and the bag's order: it plays each of the network's
+best moves in the true game, answers it with the next opponent's likeliest replies from
+their true hand, and keeps the move whose worst answer the network values most: an
+instrument, not a player.
 Each match's heading says what each agent may do at play time: a budget is CPU seconds
 per move for a search; the others are one ply. Full results (CSV,
 JSON with every game, plots): `runs/strength/`.
