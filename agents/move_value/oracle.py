@@ -18,13 +18,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.base import PlanningAgent, as_move
+from agents.base import as_move
 from agents.move_value.agent import BySeatCount, ValueAgent, move_values
 from agents.move_value.features import POINT_SCALE, candidates
 from agents.move_value.search import ENDGAME_K, rank_moves, turn_worth
+from agents.move_value.td import TDConfig
 from agents.options import check_options
 from agents.scripted.endgame import endgame_values
-from agents.scripted.oracle import LEARNED_ORACLE_OPTIONS
+from agents.scripted.oracle import LEARNED_ORACLE_OPTIONS, PeekingAgent
 from qwirkle_env.engine.game import Game
 from qwirkle_env.engine.moves import Move
 from qwirkle_env.position import Position
@@ -32,32 +33,22 @@ from qwirkle_env.spec import margin, win_reward
 from qwirkle_env.view import PlayerView
 
 
-class LearnedOracleAgent(PlanningAgent):
+class LearnedOracleAgent(PeekingAgent):
     """Perfect-information search two plies deep, the network at the leaves."""
 
     OPTIONS = LEARNED_ORACLE_OPTIONS
-    sees_everything = True  # the harness calls peek(game) before each turn
+    who = "the learned oracle"
 
     def __init__(self, network: ValueAgent | BySeatCount, k: int = 10, replies: int = 8) -> None:
         opts = check_options("learned-oracle", self.OPTIONS, {"k": k, "replies": replies})
         self.k, self.replies = opts["k"], opts["replies"]
         self.network = network
-        self.game: Game | None = None
 
     def check_players(self, num_players: int) -> None:
         self.network.check_players(num_players)
 
-    def peek(self, game: Game) -> None:
-        """The whole game, as it stands at the start of this agent's turn."""
-        self.game = game
-
     def choose(self, view: PlayerView) -> Move:
-        game = self.game
-        if game is None or game.current != view.seat or len(game.board) != len(view.board):
-            raise RuntimeError(
-                "the learned oracle sees the whole game: only the evaluation harness shows "
-                "it one (peek), so it cannot play on the page or as an env opponent"
-            )
+        game = self.true_game(view)
         network = self.network.network(game.num_players)
         endgame = game.num_players == 2 and game.bag_size == 0
         k = ENDGAME_K if endgame else self.k
@@ -99,7 +90,8 @@ class LearnedOracleAgent(PlanningAgent):
         if it is ``seat``'s, the result at the network's weight if the game is over."""
         value = float(margin(game.scores, seat))
         if game.over:
-            win_value = float((network.meta.get("train") or {}).get("win_value", 2.0))
+            trained = network.meta.get("train") or {}
+            win_value = float(trained.get("win_value", TDConfig.win_value))
             return value + POINT_SCALE * win_value * win_reward(game.scores, seat)
         if game.current == seat:
             value += turn_worth(network.layers, game)

@@ -31,28 +31,40 @@ LEARNED_ORACLE_OPTIONS = {
 }
 
 
-class OracleAgent(PlanningAgent):
-    """Perfect-information search with greedy rollouts to the end of the true game."""
+class PeekingAgent(PlanningAgent):
+    """An instrument that sees the whole game: the harness shows it (``peek``) before each
+    of its turns, and nothing else does, so it never plays on the page or in the env."""
 
-    OPTIONS = {"k": Option(int, 1, 500), "sims": Option(int, 1, 50)}
     sees_everything = True  # the harness calls peek(game) before each turn
-
-    def __init__(self, k: int = 30, sims: int = 2) -> None:
-        opts = check_options("oracle", self.OPTIONS, {"k": k, "sims": sims})
-        self.k, self.sims = opts["k"], opts["sims"]
-        self.game: Game | None = None
+    who = "the oracle"  # for the refusal
+    game: Game | None = None
 
     def peek(self, game: Game) -> None:
         """The whole game, as it stands at the start of this agent's turn."""
         self.game = game
 
-    def choose(self, view: PlayerView) -> Move:
+    def true_game(self, view: PlayerView) -> Game:
+        """The game ``view`` is a view of, as peeked; RuntimeError if none was shown."""
         game = self.game
         if game is None or game.current != view.seat or len(game.board) != len(view.board):
             raise RuntimeError(
-                "the oracle sees the whole game: only the evaluation harness shows it one "
+                f"{self.who} sees the whole game: only the evaluation harness shows it one "
                 "(peek), so it cannot play on the page or as an env opponent"
             )
+        return game
+
+
+class OracleAgent(PeekingAgent):
+    """Perfect-information search with greedy rollouts to the end of the true game."""
+
+    OPTIONS = {"k": Option(int, 1, 500), "sims": Option(int, 1, 50)}
+
+    def __init__(self, k: int = 30, sims: int = 2) -> None:
+        opts = check_options("oracle", self.OPTIONS, {"k": k, "sims": sims})
+        self.k, self.sims = opts["k"], opts["sims"]
+
+    def choose(self, view: PlayerView) -> Move:
+        game = self.true_game(view)
         rows = game.placement_rows()
         order = np.argsort(-rows[:, 1], kind="stable")[: self.k] if len(rows) else []
         moves: list[Move] = [placement(row_items(rows[i])) for i in order]
