@@ -6,12 +6,15 @@ installed, ``python train.py ...`` in a checkout (the same ``main``).
     python train.py ppo --total-steps 6000 ...   # the tile-level masked-PPO learner
     python train.py evaluate --agents learned greedy --games 400
     python train.py distil --games 600   # the network learns from its own search
+    python train.py rollout-values --games 800   # ... from its search's simulated values
     python train.py play --opponent learned
 
 ``train`` (the default) trains the move-value network by TD(lambda) self-play
 (agents.move_value.td); ``ppo`` trains the tile-level policy on the env's own action space
 (agents.tile_ppo.ppo); ``distil`` fine-tunes the move-value network on the choices of
-the search it proposes for (agents.move_value.distil). ``train`` and ``ppo`` write
+the search it proposes for (agents.move_value.distil); ``rollout-values`` fits a network
+to the values the search's simulations give the moves of self-play positions
+(agents.move_value.rollout_values). ``train`` and ``ppo`` write
 runs/<name>/: checkpoints/ (latest.pt, final.pt, and one per evaluation), metrics.csv,
 learning_curve.png and config.json. Every hyper-parameter of
 agents.move_value.td.TDConfig and agents.tile_ppo.ppo.PPOConfig is an option of its command.
@@ -30,6 +33,7 @@ from pathlib import Path
 
 from agents.move_value.distil import DistilConfig
 from agents.move_value.network import ValueNetConfig
+from agents.move_value.rollout_values import RolloutConfig
 from agents.move_value.td import TDConfig
 from agents.tile_ppo.network import NetConfig
 from agents.tile_ppo.ppo import BACKENDS, PPOConfig
@@ -145,6 +149,15 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--start", default=None, help="the network to start from (the shipped one)")
     d.add_argument("--to", default="runs/distil/distilled.pt", help="the checkpoint written")
     add_fields(d, DistilConfig, skip=("sims",))
+    r = sub.add_parser(
+        "rollout-values",
+        help="fit a 1-ply network to the values the search's simulations give each move",
+    )
+    r.add_argument(
+        "--start", default=None, help="the network that plays the games (the shipped one)"
+    )
+    r.add_argument("--to", default="runs/rollout_values/net.pt", help="the checkpoint written")
+    add_fields(r, RolloutConfig)
     p = sub.add_parser("play", help="play against an agent in the terminal")
     p.add_argument("--opponent", default="greedy", help="agent spec, e.g. ckpt:PATH (greedy)")
     p.add_argument("--seat", type=int, default=0, choices=(0, 1), help="your seat (default 0)")
@@ -190,7 +203,10 @@ def config_from_args(args: argparse.Namespace) -> PPOConfig:
 
 
 def td_config_from_args(args: argparse.Namespace) -> TDConfig:
-    net = ValueNetConfig(hidden=args.hidden, layers=args.layers)
+    try:
+        net = ValueNetConfig(hidden=args.hidden, layers=args.layers, encoder=args.encoder)
+    except ValueError as err:
+        raise SystemExit(str(err)) from None
     fields = [f.name for f in dataclasses.fields(TDConfig) if f.name != "net"]
     values = {name: getattr(args, name) for name in fields}
     try:
@@ -238,8 +254,7 @@ def final_table(
 
 def cmd_train(args: argparse.Namespace) -> Path:
     """TD self-play for the move-value network, then the final table."""
-    from agents.checkpoint import load_checkpoint, save_checkpoint
-    from agents.move_value.network import MoveValueNet
+    from agents.checkpoint import save_checkpoint
     from agents.move_value.run import TDRun, env_options
     from agents.move_value.td import train
 
@@ -247,18 +262,13 @@ def cmd_train(args: argparse.Namespace) -> Path:
     opponents = check_final_options(args)
     initial = None
     if args.resume:
-        try:
-            features = {"features": env_options(cfg.look_ahead())["features"]}
-            net, _ = load_checkpoint(args.resume, features, cfg.net.to_dict(), kind=MoveValueNet)
-        except ValueError as err:
-            raise SystemExit(f"--resume: {err}") from None
-        initial = net.state_dict()
+        initial = resumed(args.resume, cfg).state_dict()
     name = args.name or time.strftime("td-%Y%m%d-%H%M%S")
     run = TDRun(cfg, Path(args.out) / name, bar=not args.no_progress)
     start = time.time()
     net = train(cfg, run, initial)
     run.close()
-    env = env_options(cfg.play_look_ahead())
+    env = env_options(cfg.play_look_ahead(), net.config.features)
     final = save_checkpoint(run.dir / "checkpoints" / "final.pt", net, env,
                             cfg.to_dict(), cfg.total_games)  # fmt: skip
     print(f"trained in {(time.time() - start) / 60:.1f} min; checkpoint {final}; "
@@ -267,6 +277,32 @@ def cmd_train(args: argparse.Namespace) -> Path:
         final_table(final, opponents, args, cfg.seat_counts(), cfg.processes)
     print(f"total wall time {(time.time() - start) / 60:.1f} min")
     return final
+
+
+def resumed(path: str, cfg: TDConfig):
+    """The network a run resumes from: the checkpoint's, of the run's width and depth, on
+    this version's features; one without a type encoder gets the run's (``widened``: it
+    plays as before until training teaches it to read the new block)."""
+    from agents.checkpoint import load_checkpoint
+    from agents.move_value.features import FEATURES
+    from agents.move_value.network import MoveValueNet, widened
+
+    shape = {"hidden": cfg.net.hidden, "layers": cfg.net.layers}
+    try:
+        net, meta = load_checkpoint(path, None, shape, kind=MoveValueNet)
+        reads = list(FEATURES[: net.config.features])
+        if (meta.get("env") or {}).get("features") != reads:
+            raise ValueError(f"checkpoint {path} was trained on another feature list")
+        if cfg.net.encoder and not net.config.encoder:
+            net = widened(net, cfg.net.encoder, cfg.seed)
+        if net.config.encoder != cfg.net.encoder:
+            raise ValueError(
+                f"checkpoint {path} has a type encoder of width {net.config.encoder}, the run "
+                f"asks for {cfg.net.encoder}"
+            )
+    except ValueError as err:
+        raise SystemExit(f"--resume: {err}") from None
+    return net
 
 
 def cmd_ppo(args: argparse.Namespace) -> Path:
@@ -365,6 +401,23 @@ def cmd_distil(args: argparse.Namespace) -> Path:
     return path
 
 
+def cmd_rollout_values(args: argparse.Namespace) -> Path:
+    from agents.loading import value_agent
+    from agents.move_value.rollout_values import rollout_values
+    from agents.registry import LEARNED_BY_SEATS, shipped_dir
+
+    fields = {f.name: getattr(args, f.name) for f in dataclasses.fields(RolloutConfig)}
+    try:
+        cfg = RolloutConfig(**fields)
+        start = Path(args.start) if args.start else shipped_dir() / LEARNED_BY_SEATS[2]
+        player = value_agent(start)
+    except ValueError as err:
+        raise SystemExit(str(err)) from None
+    path = rollout_values(player.layers, args.to, cfg, {"rollout_values_from": str(start)})
+    print(f"wrote {path}: evaluate it with python train.py evaluate --agents ckpt:{path} greedy")
+    return path
+
+
 def cmd_serve(args: argparse.Namespace) -> None:
     try:
         from showdown.app import serve
@@ -380,7 +433,7 @@ def main(argv: list[str] | None = None) -> None:
     args = build_parser().parse_args(argv)
     commands = {
         "train": cmd_train, "ppo": cmd_ppo, "evaluate": cmd_evaluate, "play": cmd_play,
-        "serve": cmd_serve, "distil": cmd_distil,
+        "serve": cmd_serve, "distil": cmd_distil, "rollout-values": cmd_rollout_values,
     }  # fmt: skip
     commands[args.command](args)
 

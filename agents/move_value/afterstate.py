@@ -47,16 +47,20 @@ from qwirkle_env.engine.movegen import (
 from qwirkle_env.engine.placements import WIDTH
 from qwirkle_env.jit import kernel, lowest_bit, njit
 from qwirkle_env.rowgen import chance_of_holding
-from qwirkle_env.spec import END_BONUS, HAND_SIZE, NUM_TYPES
+from qwirkle_env.spec import END_BONUS, HAND_SIZE, MAX_LINE, NUM_TYPES
 
-__all__ = ["Turn", "values_after"]
+__all__ = ["LOOK_WIDTH", "NUM_VALUES", "SPOT_WIDTH", "Turn", "values_after"]
+
+NUM_VALUES = 6  # look_ahead.LOOK_AHEAD_FEATURES
+SPOT_WIDTH = 3  # per tile type after the move: its best single-tile points, its spots, a Qwirkle
+LOOK_WIDTH = NUM_VALUES + NUM_TYPES * SPOT_WIDTH  # a look's row: the values, then the spots
 
 
 class Turn(Protocol):
     """What the look reads of a turn (``look_ahead.TurnLookAhead`` holds it)."""
 
     hand_counts: np.ndarray  # our tiles of each type
-    draw_masks: np.ndarray  # our top-up's type mask by how many tiles we would draw
+    draw_masks: np.ndarray  # each top-up's type mask by how many tiles we would draw
     bag_size: int
     unseen_counts: np.ndarray  # copies of each type in the bag or the opponents' hands
     unseen_total: int
@@ -149,13 +153,38 @@ def _expected(table, n, chance, spot_pts, spot_p) -> float:
 
 
 @kernel
+def _type_spots(table, n, res, j) -> None:
+    """For each tile type, into ``res[j, NUM_VALUES:]`` (SPOT_WIDTH a type): the most one
+    tile of it scores on the table after the move, the cells where it fits, and 1 if one
+    of them completes a line of six."""
+    for k in range(NUM_VALUES, NUM_VALUES + NUM_TYPES * SPOT_WIDTH):
+        res[j, k] = 0.0
+    for a in range(n):
+        h = table[a, NL] + table[a, NR] + 1
+        v = table[a, NU] + table[a, ND] + 1
+        pts = points_of_line(h) + points_of_line(v)
+        if pts == 0:
+            pts = 1
+        six = 1.0 if (h == MAX_LINE or v == MAX_LINE) else 0.0
+        fit = table[a, FIT]
+        while fit:
+            low = fit & -fit
+            k = NUM_VALUES + SPOT_WIDTH * lowest_bit(low)
+            fit ^= low
+            res[j, k] = max(res[j, k], pts)
+            res[j, k + 1] += 1.0
+            res[j, k + 2] = max(res[j, k + 2], six)
+
+
+@kernel
 def _values(grid, g, box, cells, types, counts, opp, exact, held, mine, kept, their, drawn,
             chances, res, anchors, table, spot_pts, spot_p, saved, ours, none, stack,
             sink):  # fmt: skip
-    """Each move's six numbers into ``res``; move j places ``counts[j]`` tiles
-    (``cells[j]``, ``types[j]``) and then holds ``mine[j]``, ``kept[j]`` alone; our chance
-    of each type is ``chances[drawn[j]]``, a kept type's 1. The rest is scratch
-    (``_look`` makes it): compiled without reference counting."""
+    """Each move's six numbers and its spots by type into ``res``; move j places
+    ``counts[j]`` tiles (``cells[j]``, ``types[j]``) and then holds ``mine[j, d]`` after
+    top-up d, ``kept[j]`` alone; our chance of each type is ``chances[drawn[j]]``, a kept
+    type's 1. The rest is scratch (``_look`` makes it): compiled without reference
+    counting."""
     for j in range(len(counts)):
         k = counts[j]
         for i in range(k):
@@ -167,8 +196,14 @@ def _values(grid, g, box, cells, types, counts, opp, exact, held, mine, kept, th
             best, out_h, _ = _best(grid, g, table, n, opp[h], exact, held, 0, none, stack, sink)
             total += best
             gone = gone or out_h
-        # our next move from the kept tiles topped up, and (a part of it) from them alone
-        topped, _, own = _best(grid, g, table, n, mine[j], False, 0, kept[j], none, stack, sink)
+        # our next move from the kept tiles topped up (the mean over the top-ups), and (a
+        # part of it) from them alone
+        topped = 0.0
+        for d in range(mine.shape[1]):
+            best, _, own = _best(grid, g, table, n, mine[j, d], False, 0, kept[j], none, stack,
+                                 sink)  # fmt: skip
+            topped += best
+        topped /= mine.shape[1]
         for t in range(len(ours)):
             ours[t] = 1.0 if (kept[j] >> t) & 1 else chances[drawn[j], t]
         res[j, 0] = total / max(len(opp), 1)
@@ -177,6 +212,7 @@ def _values(grid, g, box, cells, types, counts, opp, exact, held, mine, kept, th
         res[j, 3] = _expected(table, n, their, spot_pts, spot_p)
         res[j, 4] = own
         res[j, 5] = _expected(table, n, ours, spot_pts, spot_p)
+        _type_spots(table, n, res, j)
         for i in range(k):
             grid[cells[j, i]] = saved[i]
 
@@ -208,7 +244,8 @@ def _prepare(rows, taken, g, r0, c0, hand_counts, draw_masks, bag_size, unseen, 
             if left[t] > 0:
                 mask |= np.int64(1) << t
         kept[j] = mask
-        mine[j] = mask | draw_masks[HAND_SIZE - n_kept]
+        for d in range(draw_masks.shape[0]):
+            mine[j, d] = mask | draw_masks[d, HAND_SIZE - n_kept]
         d = min(HAND_SIZE - n_kept, bag_size)
         drawn[j] = d
         if not have[d]:
@@ -228,7 +265,7 @@ def _look(grid, g, box, r0, c0, rows, taken, hand_counts, draw_masks, bag_size, 
         width = max(width, rows[j, 0])
     cells = np.zeros((m, width), np.int64)
     types = np.zeros((m, width), np.int64)
-    mine = np.empty(m, np.int64)
+    mine = np.empty((m, draw_masks.shape[0]), np.int64)
     kept = np.empty(m, np.int64)
     drawn = np.empty(m, np.int64)
     chances = np.zeros((HAND_SIZE + 1, NUM_TYPES))
@@ -248,7 +285,8 @@ def _look(grid, g, box, r0, c0, rows, taken, hand_counts, draw_masks, bag_size, 
 def values_after(
     board: Board, rows: np.ndarray, taken: np.ndarray, turn: Turn
 ) -> np.ndarray | None:
-    """``TurnLookAhead.values``' six numbers for each move of a turn, one row each, on a
+    """``TurnLookAhead.values``' six numbers and spots by type for each move of a turn,
+    one row each (LOOK_WIDTH wide), on a
     non-empty ``board``, or None where the compiled path cannot serve. ``rows``: the moves'
     tiles as placement rows (``Board.placement_rows``' form; an exchange's places none);
     ``taken``: the tile ids each move takes from the hand (-1: none); ``turn``: the
@@ -259,7 +297,7 @@ def values_after(
     grid, g, r0, c0 = coded
     top, bottom, left, right = board.bounds()
     box = np.array((top - r0, bottom - r0, left - c0, right - c0), np.int64)
-    res = np.empty((len(rows), 6), np.float64)
+    res = np.empty((len(rows), LOOK_WIDTH), np.float64)
     ok = _look(grid, g, box, r0, c0, rows, taken, turn.hand_counts, turn.draw_masks,
                turn.bag_size, turn.unseen_counts, turn.unseen_total, turn.opp_masks,
                turn.exact, turn.held, turn.their, res)  # fmt: skip

@@ -16,19 +16,19 @@ import numpy as np
 from agents.base import PlanningAgent, as_move
 from agents.move_value.features import FEATURES, POINT_SCALE, Candidates, candidates
 from agents.move_value.look_ahead import DEFAULT_LOOK_AHEAD, LookAhead
-from agents.move_value.network import MoveValueNet, values
+from agents.move_value.network import MoveValueNet, PlayLayers, values
 from qwirkle_env.engine.moves import Move
 from qwirkle_env.position import Position
 from qwirkle_env.view import PlayerView
 
 
-def move_values(layers: list, cands: Candidates) -> np.ndarray:
+def move_values(layers: PlayLayers, cands: Candidates) -> np.ndarray:
     """What each candidate is worth: points now (over POINT_SCALE) plus the afterstate value."""
-    return cands.points / POINT_SCALE + values(layers, cands.features)
+    return cands.points / POINT_SCALE + values(layers, cands.features, cands.looked)
 
 
 def select(
-    layers: list,
+    layers: PlayLayers,
     cands: Candidates,
     temperature: float,
     rng: random.Random,
@@ -151,10 +151,11 @@ def value_agent_of(net: MoveValueNet, meta: dict, path: str | Path) -> ValueAgen
     """A ValueAgent, once the checkpoint's feature list is checked against this version's."""
     env = meta.get("env") or {}
     trained_on = env.get("features")
-    if trained_on != list(FEATURES):
+    reads = list(FEATURES[: net.config.features])
+    if trained_on != reads:
         raise ValueError(
             f"checkpoint {path} was trained on move features {trained_on!r}; this version "
-            f"describes moves with {list(FEATURES)!r}: retrain it with this version"
+            f"describes moves with {reads!r}: retrain it with this version"
         )
     try:
         look = LookAhead(**env["look_ahead"])

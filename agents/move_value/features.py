@@ -13,20 +13,34 @@ import random
 
 import numpy as np
 
+from agents.move_value.afterstate import NUM_VALUES
 from agents.move_value.look_ahead import (
     DEFAULT_LOOK_AHEAD,
     LOOK_AHEAD_FEATURES,
+    TYPE_FEATURES,
     LookAhead,
     TurnLookAhead,
 )
 from qwirkle_env.candidates import GOES_OUT, POINT_SCALE, ROW_FEATURES, MoveRows, move_rows
 from qwirkle_env.position import Position
+from qwirkle_env.spec import NUM_TYPES
 
-__all__ = ["FEATURES", "NUM_MOVE_FEATURES", "POINT_SCALE", "Candidates", "candidates"]
+__all__ = [
+    "BASE_FEATURES", "FEATURES", "NUM_BASE_FEATURES", "NUM_MOVE_FEATURES", "POINT_SCALE",
+    "Candidates", "candidates",
+]  # fmt: skip
 
-FEATURES = (*ROW_FEATURES, *LOOK_AHEAD_FEATURES)
+# A move's row: the env's columns and the look's values (what every network reads), then
+# the look's block of TYPE_FEATURES per tile type (what a network with a type encoder reads).
+BASE_FEATURES = (*ROW_FEATURES, *LOOK_AHEAD_FEATURES)
+NUM_BASE_FEATURES = len(BASE_FEATURES)
+FEATURES = (
+    *BASE_FEATURES,
+    *(f"type{t}_{name}" for t in range(NUM_TYPES) for name in TYPE_FEATURES),
+)
 NUM_MOVE_FEATURES = len(FEATURES)
-_AHEAD = slice(len(ROW_FEATURES), NUM_MOVE_FEATURES)
+_AHEAD = slice(len(ROW_FEATURES), NUM_BASE_FEATURES)
+_TYPES = slice(NUM_BASE_FEATURES, NUM_MOVE_FEATURES)
 # what the look's values are divided by: points by POINT_SCALE, the 0/1 flag by 1
 _AHEAD_SCALE = np.array([1.0 if name.endswith("goes_out") else POINT_SCALE
                          for name in LOOK_AHEAD_FEATURES])  # fmt: skip
@@ -38,6 +52,7 @@ class Candidates(MoveRows):
     def __init__(self, *args, position: Position | None = None, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.position = position  # for the look ahead; None on an empty table
+        self.looked = np.zeros(len(self.points), bool)  # the rows ``look_ahead`` filled
 
     def look_ahead(self, rows, rng: random.Random, how: LookAhead = DEFAULT_LOOK_AHEAD) -> None:
         """Fills the look-ahead features of these rows (a few move generations each, so
@@ -50,11 +65,22 @@ class Candidates(MoveRows):
         looked = rows[~over]  # a move that goes out ends the game: nothing to look at
         if not len(looked):
             return
+        self.looked[looked] = True
+        kept = np.zeros((len(looked), NUM_TYPES), np.int64)
         if self.position.board.code_grid is None:  # a table beyond any grid: the Python look
-            found = ahead.values_of([self._items_kept(i) for i in looked.tolist()])
+            moves = [self._items_kept(i) for i in looked.tolist()]
+            found = ahead.values_of(moves)
+            for j, (_, keep) in enumerate(moves):
+                np.add.at(kept[j], np.array(keep, np.int64), 1)
         else:
-            found = ahead.values_of_rows(*self.move_arrays(looked))
-        self.features[looked, _AHEAD] = found / _AHEAD_SCALE
+            rows, taken = self.move_arrays(looked)
+            found = ahead.values_of_rows(rows, taken)
+            kept[:] = ahead.hand_counts
+            for j, i in np.argwhere(taken >= 0).tolist():
+                kept[j, taken[j, i]] -= 1
+        self.features[looked, _AHEAD] = found[:, :NUM_VALUES] / _AHEAD_SCALE
+        block = ahead.type_block(kept, found[:, NUM_VALUES:])
+        self.features[looked, _TYPES] = block.reshape(len(looked), -1)
 
     def _items_kept(self, i: int) -> tuple[tuple, list[int]]:
         kind, what = self.move(i)
@@ -63,5 +89,5 @@ class Candidates(MoveRows):
 
 def candidates(pos: Position) -> Candidates:
     """Every legal move of the position with its feature row."""
-    rows = move_rows(pos, extra=len(LOOK_AHEAD_FEATURES))
+    rows = move_rows(pos, extra=NUM_MOVE_FEATURES - len(ROW_FEATURES))
     return Candidates(**rows.parts(), position=pos if len(pos.board) else None)

@@ -22,18 +22,27 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agents.move_value.afterstate import values_after
+from agents.move_value.afterstate import LOOK_WIDTH, NUM_VALUES, SPOT_WIDTH, values_after
 from qwirkle_env.engine.board import LEN_H, LEN_V, Board
 from qwirkle_env.engine.hand import HAND_SIZE, remove_tiles
 from qwirkle_env.engine.lines import ids_of, line_points, mask_of
 from qwirkle_env.engine.placements import row_items, rows_of
 from qwirkle_env.position import Position, chance_opponent_holds
-from qwirkle_env.spec import END_BONUS, NUM_TYPES
+from qwirkle_env.spec import END_BONUS, MAX_LINE, NUM_TYPES
 
 # The values a look returns, in this order (points, or 0/1 for reply_goes_out).
 LOOK_AHEAD_FEATURES = (
     "reply_points", "reply_goes_out", "next_points",  # dealt
     "reply_expected", "next_kept", "next_expected",  # without dealing
+)  # fmt: skip
+assert len(LOOK_AHEAD_FEATURES) == NUM_VALUES
+# What the look says of each tile type after the move (``TurnLookAhead.type_block``): the
+# network reads these per type with one shared encoder, so that what it learns of one type
+# holds for every type (colours and shapes are interchangeable).
+TYPE_FEATURES = (
+    "kept", "unseen", "their_chance", "our_chance",  # who may hold it
+    "best_tile", "spots", "makes_qwirkle",  # what one tile of it does on the table
+    "kept_same_colour", "kept_same_shape",  # what it would play with
 )  # fmt: skip
 
 
@@ -46,12 +55,13 @@ class LookAhead:
     shortlist: int = 6  # moves looked at two moves ahead
     reply_samples: int = 2  # opponent hands dealt while unknown; the reply is their mean
     refill: bool = True  # our next move from the kept tiles topped up by a random draw
+    refill_samples: int = 1  # draws for that top-up; our next move is their mean
 
     def __post_init__(self) -> None:
-        if self.shortlist < 1 or self.reply_samples < 1:
+        if self.shortlist < 1 or self.reply_samples < 1 or self.refill_samples < 1:
             raise ValueError(
-                f"shortlist and reply_samples must be >= 1, got {self.shortlist} and "
-                f"{self.reply_samples}"
+                f"shortlist, reply_samples and refill_samples must be >= 1, got "
+                f"{self.shortlist}, {self.reply_samples} and {self.refill_samples}"
             )
 
 
@@ -78,9 +88,10 @@ class TurnLookAhead:
             self.opp = [mask_of(rng.sample(pool, k)) for _ in range(how.reply_samples) if k]
             total = self.unseen_total
             self.their_chance = [chance_opponent_holds(c, total, self.held) for c in unseen]
-        self.draw: list[int] = []  # our top-up, the same for every move of the turn
+        self.draws: list[list[int]] = []  # our top-ups, the same for every move of the turn
         if how.refill and pos.bag_size:
-            self.draw = rng.sample(pool, min(HAND_SIZE, pos.bag_size, len(pool)))
+            k = min(HAND_SIZE, pos.bag_size, len(pool))
+            self.draws = [rng.sample(pool, k) for _ in range(how.refill_samples)]
         self.bag_size = pos.bag_size
         self.our_chance: dict[int, list[float]] = {}  # per number of tiles we would draw
         self.opp_masks = np.array(self.opp, np.int64)  # the compiled look's forms of them
@@ -88,8 +99,11 @@ class TurnLookAhead:
         self.hand = list(pos.hand)
         self.hand_counts = np.bincount(np.array(self.hand, np.int64), minlength=NUM_TYPES)
         self.unseen_counts = np.array(unseen, np.int64)
-        # our top-up's mask by how many tiles we would draw
-        self.draw_masks = np.array([mask_of(self.draw[:k]) for k in range(HAND_SIZE + 1)])
+        # each top-up's mask by how many tiles we would draw (no refill: one empty top-up)
+        self.draw_masks = np.array(
+            [[mask_of(draw[:k]) for k in range(HAND_SIZE + 1)] for draw in self.draws or [[]]],
+            np.int64,
+        )
 
     def values(self, items, kept: list[int]) -> tuple[float, ...]:
         """LOOK_AHEAD_FEATURES after placing ``items`` (none: an exchange), keeping ``kept``."""
@@ -100,7 +114,7 @@ class TurnLookAhead:
         Python on a table without a grid, which may lie beyond int64 rows)."""
         if self.board.code_grid is None:
             found = [self.reference_values(items, kept) for items, kept in moves]
-            return np.array(found, np.float64).reshape(len(moves), len(LOOK_AHEAD_FEATURES))
+            return np.array(found, np.float64).reshape(len(moves), LOOK_WIDTH)
         taken = np.full((len(moves), HAND_SIZE), -1, np.int64)
         for j, (_, keep) in enumerate(moves):
             used = remove_tiles(self.hand, keep)
@@ -116,7 +130,31 @@ class TurnLookAhead:
         if found is None:
             pairs = zip(rows, taken, strict=True)
             found = np.array([self._reference_row(row, ids) for row, ids in pairs])
-        return found.reshape(len(rows), len(LOOK_AHEAD_FEATURES))
+        return found.reshape(len(rows), LOOK_WIDTH)
+
+    def type_block(self, kept_counts: np.ndarray, spots: np.ndarray) -> np.ndarray:
+        """TYPE_FEATURES of each move, (moves, NUM_TYPES, len(TYPE_FEATURES)), from the
+        tiles each keeps by type and the spots its look found (the columns after
+        NUM_VALUES)."""
+        m = len(kept_counts)
+        kept = np.asarray(kept_counts, np.float64).reshape(m, NUM_TYPES)
+        spots = np.asarray(spots, np.float64).reshape(m, NUM_TYPES, SPOT_WIDTH)
+        out = np.empty((m, NUM_TYPES, len(TYPE_FEATURES)), np.float64)
+        out[:, :, 0] = kept
+        out[:, :, 1] = self.unseen_counts / 3.0
+        out[:, :, 2] = self.their
+        drawn = np.minimum(HAND_SIZE - kept.sum(1).astype(np.int64), self.bag_size)
+        ours = np.array([self._drawn_chance(int(d)) for d in drawn], np.float64)
+        out[:, :, 3] = np.where(kept > 0, 1.0, ours.reshape(m, NUM_TYPES))
+        out[:, :, 4] = spots[:, :, 0] / 10.0
+        out[:, :, 5] = spots[:, :, 1] / 10.0
+        out[:, :, 6] = spots[:, :, 2]
+        have = (kept > 0).reshape(m, 6, 6)  # colour, shape
+        colour = have.sum(2, keepdims=True) - have
+        shape = have.sum(1, keepdims=True) - have
+        out[:, :, 7] = colour.reshape(m, NUM_TYPES) / 5.0
+        out[:, :, 8] = shape.reshape(m, NUM_TYPES) / 5.0
+        return out
 
     def _reference_row(self, row: np.ndarray, taken: np.ndarray) -> tuple[float, ...]:
         kept = remove_tiles(self.hand, (t for t in taken.tolist() if t >= 0))
@@ -137,9 +175,11 @@ class TurnLookAhead:
                     out = 1.0
                 best = max(best, pts)
             total += best
-        mine = kept + self.draw[: HAND_SIZE - len(kept)] if self.draw else kept
-        topped = _best(board, mine)
-        own = topped if len(mine) == len(kept) else _best(board, kept)
+        topped = 0
+        for draw in self.draws or [[]]:
+            topped += _best(board, kept + draw[: HAND_SIZE - len(kept)])
+        topped /= max(len(self.draws), 1)
+        own = _best(board, kept)
         return (
             total / max(len(self.opp), 1),
             out,
@@ -147,6 +187,7 @@ class TurnLookAhead:
             expected_best_tile(board, self.their_chance),
             own,
             expected_best_tile(board, self._our_chance(kept)),
+            *type_spots(board),
         )
 
     def _our_chance(self, kept: list[int]) -> list[float]:
@@ -172,6 +213,23 @@ def _best(board: Board, tiles: list[int]) -> int:
     if not tiles:
         return 0
     return max((pts for _, pts in board.placements_with_points(mask_of(tiles))), default=0)
+
+
+def type_spots(board: Board) -> list[float]:
+    """For each tile type, SPOT_WIDTH numbers: the most one tile of it scores on ``board``,
+    the cells where it fits, and 1 if one of them completes a line of six."""
+    out = [0.0] * (NUM_TYPES * SPOT_WIDTH)
+    front = board.frontier
+    for cell, fit in board.fit_masks.items():
+        info = front[cell]
+        points = (line_points(info[LEN_H]) + line_points(info[LEN_V])) or 1
+        six = 1.0 if MAX_LINE in (info[LEN_H], info[LEN_V]) else 0.0
+        for t in ids_of(fit):
+            k = SPOT_WIDTH * t
+            out[k] = max(out[k], points)
+            out[k + 1] += 1.0
+            out[k + 2] = max(out[k + 2], six)
+    return out
 
 
 def expected_best_tile(board: Board, chance: list[float]) -> float:

@@ -16,7 +16,7 @@ from tqdm import tqdm
 
 from agents.checkpoint import save_checkpoint
 from agents.curves import plot_curve, write_csv
-from agents.move_value.features import FEATURES
+from agents.move_value.features import FEATURES, NUM_BASE_FEATURES
 from agents.move_value.look_ahead import LookAhead
 from agents.move_value.network import MoveValueNet
 
@@ -46,7 +46,7 @@ class TDRun:
 
     def checkpoint(self, net: MoveValueNet, games: int) -> Path:
         path = self.dir / "checkpoints" / f"games_{games:07d}.pt"
-        env = env_options(self.cfg.play_look_ahead())
+        env = env_options(self.cfg.play_look_ahead(), net.config.features)
         save_checkpoint(path, net, env, self.cfg.to_dict(), games)
         save_checkpoint(self.dir / "checkpoints" / "latest.pt", net, env,
                         self.cfg.to_dict(), games)  # fmt: skip
@@ -84,7 +84,8 @@ class TDRun:
         self.bar.close()
 
 
-def env_options(look_ahead: LookAhead) -> dict:
-    """What a move-value checkpoint must agree on with the code that loads it: the feature
-    list, and the look ahead it was trained with (the agent plays with the same)."""
-    return {"features": list(FEATURES), "look_ahead": asdict(look_ahead)}
+def env_options(look_ahead: LookAhead, features: int = NUM_BASE_FEATURES) -> dict:
+    """What a move-value checkpoint must agree on with the code that loads it: the
+    features its network reads (the first ``features`` of the list), and the look ahead it
+    was trained with (the agent plays with the same)."""
+    return {"features": list(FEATURES[:features]), "look_ahead": asdict(look_ahead)}

@@ -92,6 +92,8 @@ class TDConfig:
     """opponent hands dealt for the reply while it is unknown"""
     refill: bool = LookAhead.refill
     """our next move from the kept tiles topped up by a random draw"""
+    refill_samples: int = LookAhead.refill_samples
+    """draws for that top-up; our next move is their mean"""
     net: ValueNetConfig = field(default_factory=ValueNetConfig)
 
     def __post_init__(self) -> None:
@@ -126,12 +128,15 @@ class TDConfig:
             raise ValueError("bad training config: " + "; ".join(problems))
 
     def look_ahead(self) -> LookAhead:
-        return LookAhead(self.shortlist, self.reply_samples, self.refill)
+        return LookAhead(self.shortlist, self.reply_samples, self.refill, self.refill_samples)
 
     def play_look_ahead(self) -> LookAhead:
         """The look ahead saved with the checkpoints: the agent may look at more moves at
         play time than it did in self-play, where each look slows collection."""
-        return LookAhead(self.play_shortlist or self.shortlist, self.reply_samples, self.refill)
+        return LookAhead(
+            self.play_shortlist or self.shortlist, self.reply_samples, self.refill,
+            self.refill_samples,
+        )  # fmt: skip
 
     def player_counts(self) -> list[int]:
         return [int(s) for s in str(self.players).split(",") if s.strip()]

@@ -11,7 +11,8 @@ import pytest
 import torch
 
 from agents.checkpoint import load_checkpoint, save_checkpoint
-from agents.move_value.features import FEATURES, candidates
+from agents.evaluation.harness import play_game
+from agents.move_value.features import FEATURES, NUM_BASE_FEATURES, candidates
 from agents.move_value.look_ahead import LookAhead
 from agents.move_value.network import MoveValueNet
 from agents.move_value.run import env_options
@@ -94,18 +95,39 @@ def test_resume_refuses_a_tile_policy(tmp_path):
         cli.main([*TINY, "--out", str(tmp_path), "--resume", str(ppo)])
 
 
+def test_a_run_with_a_type_encoder_resumes_a_network_without_one(tmp_path):
+    """``--encoder`` on a network trained without it widens it (it starts playing as
+    before); its checkpoints name every feature and play as agents; a run that asks for
+    another encoder width than the checkpoint has is refused."""
+    cli.main([*TINY, "--out", str(tmp_path), "--name", "base", "--final-games", "0"])
+    base = tmp_path / "base" / "checkpoints" / "final.pt"
+    cli.main([*TINY, "--out", str(tmp_path), "--name", "typed", "--resume", str(base),
+              "--encoder", "4", "--final-games", "0"])  # fmt: skip
+    typed = tmp_path / "typed" / "checkpoints" / "final.pt"
+    net, meta = load_checkpoint(typed, kind=MoveValueNet)
+    assert net.config.encoder == 4 and meta["env"]["features"] == list(FEATURES)
+    out = play_game([f"ckpt:{typed}", "greedy"], env_seed=5, agent_seeds=[1, 2])
+    assert out["fallbacks"] == [0, 0] and out["end"] == "rules"
+    with pytest.raises(SystemExit, match="--resume: .*type encoder of width 4, the run asks for 8"):
+        cli.main([*TINY, "--out", str(tmp_path), "--resume", str(typed), "--encoder", "8"])
+    with pytest.raises(SystemExit, match="encoder width"):
+        cli.main([*TINY, "--out", str(tmp_path), "--encoder", "-2"])
+
+
 def test_fast_evaluate_refuses_a_value_checkpoint(value_ckpt):
     with pytest.raises(SystemExit, match="--fast batches tile-level PPO policies only"):
         cli.main(["evaluate", "--fast", "--agents", f"ckpt:{value_ckpt}", "greedy"])
 
 
 def test_look_ahead_settings_are_checked_and_stored():
-    with pytest.raises(ValueError, match="shortlist and reply_samples must be >= 1"):
+    with pytest.raises(ValueError, match="shortlist, reply_samples and refill_samples must be"):
         LookAhead(shortlist=0)
-    with pytest.raises(ValueError, match="shortlist and reply_samples"):
+    with pytest.raises(ValueError, match="shortlist, reply_samples and refill_samples"):
         TDConfig(reply_samples=0)
-    assert env_options(LookAhead(8, 2, True))["look_ahead"] == {
-        "shortlist": 8, "reply_samples": 2, "refill": True,
+    with pytest.raises(ValueError, match="refill_samples"):
+        TDConfig(refill_samples=0)
+    assert env_options(LookAhead(8, 2, True, 4))["look_ahead"] == {
+        "shortlist": 8, "reply_samples": 2, "refill": True, "refill_samples": 4,
     }  # fmt: skip
 
 
@@ -122,7 +144,7 @@ def test_a_refill_only_adds_to_what_the_next_move_can_score():
 
 
 def test_checkpoint_without_look_ahead_settings_is_refused(tmp_path):
-    env = {"features": list(FEATURES)}
+    env = {"features": list(FEATURES[:NUM_BASE_FEATURES])}
     path = save_checkpoint(tmp_path / "n.pt", MoveValueNet(), env, {}, 0)
     with pytest.raises(ValueError, match="no usable look-ahead settings"):
         make_agent(f"ckpt:{path}")

@@ -1,0 +1,264 @@
+"""The 1-ply network learns what the search's simulations say each move is worth.
+
+TD self-play fits the value of the move played, against the noise of a whole game; the
+search (``agents.scripted.search``) compares the moves of one position in simulations that
+share their deals, which is what a choice needs. Here the positions of self-play games are
+valued as the search values them: each move the network looks at is played in ``sims``
+fresh deals of the hidden tiles (common random numbers: every move meets the same hands and
+bag), greedy turns follow (``depth`` of them, to the end once the bag is empty), and its
+value is the mean final margin. A network is then fitted so that each move's worth (points
+plus afterstate value) differs from the position's other moves as those values differ:
+squared error after the position's mean is taken off both, since only the differences
+choose. It is fitted twice over, on the rows as the look ahead fills them and as they are
+before it (the cheap rows that pick the shortlist at play time).
+
+The network plays one ply, as the TD network does: the simulations only make its training
+targets. Its absolute level means nothing (each position's mean is free), so it is no
+value for the leaves of a search; ``learned-search`` keeps the TD network.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import asdict, dataclass
+from multiprocessing import get_context
+from pathlib import Path
+
+import numpy as np
+import torch
+from tqdm import tqdm
+
+from agents.base import as_move
+from agents.checkpoint import save_checkpoint
+from agents.move_value.agent import move_values, pick
+from agents.move_value.features import NUM_MOVE_FEATURES, POINT_SCALE, candidates
+from agents.move_value.look_ahead import LookAhead
+from agents.move_value.network import MoveValueNet, PlayLayers, ValueNetConfig, values
+from qwirkle_env.candidates import ROW_FEATURES
+from qwirkle_env.engine.game import Game
+from qwirkle_env.position import Position
+from qwirkle_env.vector.rollouts import Rollouts
+from qwirkle_env.view import PlayerView
+
+__all__ = ["RolloutConfig", "Valued", "collect", "fit", "regret", "rollout_values"]
+
+
+@dataclass
+class RolloutConfig:
+    """Every setting of a run; each field's docstring is its --help text."""
+
+    games: int = 800
+    """2-player self-play games whose positions are valued"""
+    sims: int = 64
+    """simulations per position (even: two halves are kept apart to judge the fit)"""
+    depth: int = 2
+    """greedy turns after each move in a simulation (to the end once the bag is empty)"""
+    temperature: float = 0.05
+    """how the collecting network samples its moves (POINT_SCALE units)"""
+    shortlist: int = 20
+    """moves a position values, the network's best, as it looks at them at play time"""
+    reply_samples: int = 16
+    """opponent hands dealt for the look ahead's reply"""
+    refill_samples: int = 16
+    """draws that top up our kept tiles in the look ahead"""
+    hidden: int = 128
+    """the fitted network's hidden width"""
+    encoder: int = 32
+    """its per-tile-type encoder width (0: none)"""
+    epochs: int = 12
+    lr: float = 1e-3
+    """Adam's learning rate at the start, annealed linearly to lr_end"""
+    lr_end: float = 1e-4
+    batch: int = 256
+    """positions per gradient step"""
+    holdout: float = 0.1
+    """share of positions held out to judge the fit"""
+    processes: int = 2
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        problems = [
+            f"{name} must be {rule} (got {getattr(self, name)!r})"
+            for name, rule, ok in [
+                ("games", "an integer >= 1", self.games >= 1),
+                ("sims", "an even integer >= 2", self.sims >= 2 and self.sims % 2 == 0),
+                ("depth", "an integer >= 1", self.depth >= 1),
+                ("temperature", ">= 0", self.temperature >= 0),
+                ("shortlist", "an integer >= 2", self.shortlist >= 2),
+                ("epochs", "an integer >= 1", self.epochs >= 1),
+                ("lr", "> 0", self.lr > 0),
+                ("lr_end", "> 0", self.lr_end > 0),
+                ("batch", "an integer >= 1", self.batch >= 1),
+                ("holdout", "in [0, 0.5]", 0 <= self.holdout <= 0.5),
+                ("processes", "an integer >= 1", self.processes >= 1),
+            ]
+            if not ok
+        ]
+        try:
+            self.look_ahead()
+            ValueNetConfig(hidden=self.hidden, encoder=self.encoder)
+        except ValueError as err:
+            problems.append(str(err))
+        if self.hidden < 1:
+            problems.append(f"hidden must be >= 1 (got {self.hidden})")
+        if problems:
+            raise ValueError("rollout values: " + "; ".join(problems))
+
+    def look_ahead(self) -> LookAhead:
+        return LookAhead(self.shortlist, self.reply_samples, True, self.refill_samples)
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class Valued:
+    """One position: the moves looked at (the network's best first) and their values."""
+
+    rows: np.ndarray  # float32 (k, NUM_MOVE_FEATURES): the rows the look ahead filled
+    points: np.ndarray  # float32 (k,): points now
+    values: np.ndarray  # float32 (k, 2): mean final margin, over each half of the sims
+    bag: int  # tiles in the bag
+
+
+def value_game(task: tuple) -> list[Valued]:
+    """The positions of one self-play game of the network ``layers``, valued."""
+    layers, seed, cfg = task
+    torch.set_num_threads(1)
+    how = cfg.look_ahead()
+    rng = random.Random(seed)
+    game = Game(2, seed=seed)
+    out = []
+    while not game.over:
+        cands = candidates(Position.of_game(game))
+        worth = move_values(layers, cands)
+        if cands.position is None or len(cands) <= 1:
+            i = pick(worth, 0.0, rng)
+        else:
+            short = np.argsort(-worth, kind="stable")[: cfg.shortlist]
+            cands.look_ahead(short, rng, how)
+            rows = cands.features[short].astype(np.float32)
+            out.append(Valued(rows, cands.points[short].astype(np.float32),
+                              simulated(game, cands, short, cfg, rng), game.bag_size))  # fmt: skip
+            again = cands.points[short] / POINT_SCALE + values(layers, rows)
+            i = int(short[pick(again, cfg.temperature, rng)])
+        kind, what = cands.move(i)
+        if kind == "place":
+            game.apply_placement(list(what), trusted=True)
+        else:
+            game.apply_exchange(list(what))
+    return out
+
+
+def simulated(game: Game, cands, short: np.ndarray, cfg: RolloutConfig, rng) -> np.ndarray:
+    """The mean final margin of each move of ``short`` over each half of ``cfg.sims``
+    simulations, as the search's rollouts play them (the mover sees only their own hand)."""
+    moves = [as_move(*cands.move(int(j))) for j in short]
+    view = PlayerView.of(game, game.current)
+    rollouts = Rollouts(view.sample_game(rng), moves)
+    depth = None if game.bag_size == 0 else cfg.depth
+    found = np.array([rollouts.simulate(rng.randrange(2**63), depth) for _ in range(cfg.sims)])
+    half = cfg.sims // 2
+    return np.stack([found[:half].mean(0), found[half:].mean(0)], 1).astype(np.float32)
+
+
+def collect(layers: PlayLayers, cfg: RolloutConfig) -> list[Valued]:
+    """The valued positions of ``cfg.games`` games, in worker processes."""
+    tasks = [(layers, cfg.seed * 1_000_003 + i, cfg) for i in range(cfg.games)]
+    out: list[Valued] = []
+    if cfg.processes == 1:
+        for task in tqdm(tasks, desc="valued games"):
+            out.extend(value_game(task))
+        return out
+    with get_context("fork").Pool(cfg.processes) as pool:
+        for found in tqdm(pool.imap(value_game, tasks), total=len(tasks), desc="valued games"):
+            out.extend(found)
+    return out
+
+
+def _arrays(data: list[Valued]) -> dict[str, torch.Tensor]:
+    """The positions padded to one width, with a mask of the real moves, and their rows
+    as they were before the look ahead (its columns zero)."""
+    n, k = len(data), max(len(d.points) for d in data)
+    rows = np.zeros((n, k, NUM_MOVE_FEATURES), np.float32)
+    points = np.zeros((n, k), np.float32)
+    vals, mask = np.zeros((n, k, 2), np.float32), np.zeros((n, k), np.float32)
+    for j, d in enumerate(data):
+        m = len(d.points)
+        rows[j, :m], points[j, :m] = d.rows, d.points / POINT_SCALE
+        vals[j, :m], mask[j, :m] = d.values / POINT_SCALE, 1.0
+    plain = rows.copy()
+    plain[:, :, len(ROW_FEATURES) :] = 0.0
+    parts = {"rows": rows, "plain": plain, "points": points, "values": vals, "mask": mask}
+    return {name: torch.from_numpy(a) for name, a in parts.items()}
+
+
+def _centred(x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    mean = (x * mask).sum(-1, keepdim=True) / mask.sum(-1, keepdim=True).clamp(min=1)
+    return (x - mean) * mask
+
+
+def regret(worth: np.ndarray, judge: np.ndarray, mask: np.ndarray) -> float:
+    """The mean, over positions, of how far the move of highest ``worth`` falls short of
+    the best by ``judge`` (in ``judge``'s units); ``mask`` marks the real moves."""
+    worth = np.where(mask > 0, worth, -np.inf)
+    judge = np.where(mask > 0, judge, -np.inf)
+    chosen = judge[np.arange(len(judge)), worth.argmax(-1)]
+    return float((judge.max(-1) - chosen).mean())
+
+
+def fit(net: MoveValueNet, data: list[Valued], cfg: RolloutConfig) -> list[dict]:
+    """Trains ``net`` in place on ``data``'s values; one dict per epoch: the loss, and on
+    the held-out positions the regret of the network's choice, in points, judged by the
+    second half of the simulations (``regret_first_half``: the choice of a search with the
+    first half's values, for scale)."""
+    gen = np.random.default_rng(cfg.seed)
+    order = gen.permutation(len(data))
+    cut = int(round(cfg.holdout * len(data)))
+    held, train = order[:cut], order[cut:]
+    a = _arrays(data)
+    target = a["values"].mean(-1)
+    opt = torch.optim.Adam(net.parameters(), lr=cfg.lr)
+    history = []
+    for epoch in range(cfg.epochs):
+        for group in opt.param_groups:
+            group["lr"] = cfg.lr + (cfg.lr_end - cfg.lr) * epoch / max(cfg.epochs - 1, 1)
+        total, steps = 0.0, 0
+        gen.shuffle(train)
+        for b in range(0, len(train), cfg.batch):
+            idx = torch.from_numpy(train[b : b + cfg.batch])
+            mask = a["mask"][idx]
+            want = _centred(target[idx], mask)
+            loss = 0.0
+            for name in ("rows", "plain"):
+                worth = a["points"][idx] + net(a[name][idx])
+                loss = loss + ((_centred(worth, mask) - want) ** 2).sum() / mask.sum()
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            total, steps = total + loss.item(), steps + 1
+        row = {"epoch": epoch + 1, "loss": total / max(steps, 1)}
+        if len(held):
+            idx = torch.from_numpy(held)
+            mask = a["mask"][idx].numpy()
+            second = a["values"][idx, :, 1].numpy() * POINT_SCALE
+            with torch.no_grad():
+                worth = (a["points"][idx] + net(a["rows"][idx])).numpy()
+            row["regret"] = regret(worth, second, mask)
+            row["regret_first_half"] = regret(a["values"][idx, :, 0].numpy(), second, mask)
+        history.append(row)
+    return history
+
+
+def rollout_values(start: PlayLayers, out: str | Path, cfg: RolloutConfig, meta: dict) -> Path:
+    """Collects with the network ``start``, fits a new one, saves it to ``out``."""
+    from agents.move_value.run import env_options
+
+    data = collect(start, cfg)
+    torch.manual_seed(cfg.seed)
+    net = MoveValueNet(ValueNetConfig(hidden=cfg.hidden, encoder=cfg.encoder))
+    for row in fit(net, data, cfg):
+        print({k: round(v, 4) if isinstance(v, float) else v for k, v in row.items()}, flush=True)
+    env = env_options(cfg.look_ahead(), net.config.features)
+    train = {"players": "2", "rollout_values": cfg.to_dict(), **meta}
+    return save_checkpoint(out, net, env, train, len(data))

@@ -1,0 +1,97 @@
+"""Fitting the 1-ply network to the search's simulated values (agents/move_value/
+rollout_values.py): what a collected position holds, the fit's loss on differences only,
+its regret, the settings it refuses, and the command end to end."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from agents.evaluation.harness import play_game
+from agents.move_value.features import NUM_BASE_FEATURES, NUM_MOVE_FEATURES, POINT_SCALE
+from agents.move_value.network import MoveValueNet, ValueNetConfig
+from agents.move_value.rollout_values import (
+    RolloutConfig,
+    Valued,
+    fit,
+    regret,
+    value_game,
+)
+from qwirkle_cli import commands as cli
+
+torch.set_num_threads(1)
+TINY = {"games": 1, "sims": 4, "shortlist": 4, "reply_samples": 2, "refill_samples": 2,
+        "processes": 1, "epochs": 2, "hidden": 8, "encoder": 4}  # fmt: skip
+
+
+def test_a_valued_position_holds_its_looked_at_moves_and_both_halves_of_the_sims():
+    cfg = RolloutConfig(**TINY)
+    found = value_game((MoveValueNet().numpy_layers(), 3, cfg))
+    assert len(found) > 10
+    for d in found:
+        k = len(d.points)
+        assert 2 <= k <= 4 and d.values.shape == (k, 2)
+        assert d.rows.shape == (k, NUM_MOVE_FEATURES)
+    looked = [d for d in found if d.rows[:, NUM_BASE_FEATURES:].any()]
+    assert looked and all(0 <= d.bag <= 108 for d in found)
+    again = value_game((MoveValueNet().numpy_layers(), 3, cfg))
+    assert all(np.array_equal(a.values, b.values) for a, b in zip(found, again, strict=True))
+
+
+def _synthetic(n: int, rng: np.random.Generator) -> list[Valued]:
+    """Positions whose value is 10 points per unit of feature 40 (a type-block column,
+    which only the look fills) and of feature 5 (an env column), plus a constant of their
+    own that the fit must ignore."""
+    out = []
+    for _ in range(n):
+        rows = np.zeros((6, NUM_MOVE_FEATURES), np.float32)
+        rows[:, [5, 40]] = rng.random((6, 2))
+        value = POINT_SCALE * (rows[:, 5] + rows[:, 40]) + rng.normal() * 50
+        out.append(Valued(rows, np.zeros(6, np.float32),
+                          np.stack([value, value], 1).astype(np.float32), 30))  # fmt: skip
+    return out
+
+
+def test_the_fit_learns_the_differences_between_moves_and_ignores_each_positions_level():
+    data = _synthetic(600, np.random.default_rng(0))
+    torch.manual_seed(0)
+    net = MoveValueNet(ValueNetConfig(hidden=16, encoder=8))
+    history = fit(net, data, RolloutConfig(epochs=15, lr=3e-3, lr_end=1e-3, batch=32))
+    assert history[-1]["loss"] < history[0]["loss"] / 1.5
+    assert history[-1]["regret"] < 0.2 and history[-1]["regret_first_half"] == 0.0
+
+
+def test_regret_is_what_the_chosen_move_falls_short_of_the_best():
+    worth = np.array([[3.0, 1.0, 9.0], [0.0, 2.0, 1.0]])
+    judge = np.array([[5.0, 7.0, 4.0], [1.0, 1.0, 8.0]])
+    mask = np.array([[1, 1, 1], [1, 1, 0]], np.float32)  # the last move of 2 is padding
+    assert regret(worth, judge, mask) == pytest.approx(((7 - 4) + 0) / 2)
+
+
+@pytest.mark.parametrize(
+    ("option", "message"),
+    [
+        ({"sims": 5}, "sims must be an even integer"),
+        ({"games": 0}, "games must be an integer >= 1"),
+        ({"holdout": 0.9}, "holdout must be in"),
+        ({"encoder": -1}, "encoder width must be >= 0"),
+        ({"refill_samples": 0}, "refill_samples"),
+    ],
+)
+def test_settings_that_cannot_work_are_refused(option, message):
+    with pytest.raises(ValueError, match=message):
+        RolloutConfig(**option)
+
+
+def test_the_command_writes_a_network_that_plays(tmp_path, value_ckpt, capsys):
+    out = tmp_path / "net.pt"
+    cli.main(["rollout-values", "--start", str(value_ckpt), "--to", str(out), "--games", "2",
+              "--sims", "4", "--shortlist", "4", "--reply-samples", "2",
+              "--refill-samples", "2", "--epochs", "1", "--hidden", "8", "--encoder", "4",
+              "--processes", "1"])  # fmt: skip
+    assert "regret" in capsys.readouterr().out
+    result = play_game([f"ckpt:{out}", "greedy"], env_seed=4, agent_seeds=[1, 2])
+    assert result["fallbacks"] == [0, 0] and result["end"] == "rules"
+    with pytest.raises(SystemExit, match="sims must be an even integer"):
+        cli.main(["rollout-values", "--to", str(out), "--sims", "3"])
