@@ -11,7 +11,8 @@ Read top-down (docs/architecture.md draws it):
   ``make_agent("learned")``);
 - ``evaluation/``: the duplicate-deal harness, its results, statistics and reports;
 - one package per learner, which never import each other: ``move_value/`` (the 1-ply
-  move-value agent and its TD self-play), ``tile_ppo/`` (the tile-level masked-PPO policy)
-  and ``move_policy/`` (the whole-move policy that the RL-library recipes train);
+  move-value agent, its TD self-play and its fit to the search's values), ``tile_ppo/``
+  (the tile-level masked-PPO policy) and ``move_policy/`` (the whole-move policy that the
+  RL-library recipes train);
 - ``loading`` (a checkpoint of any kind as an agent) and ``human`` (play in a terminal).
 """

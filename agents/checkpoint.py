@@ -7,11 +7,11 @@ another architecture or env fails with a ValueError that says which.
 
 Three kinds of network are saved this way, each under its own format name: the tile-level
 policy of masked PPO (``qwirkle-ppo``, the name files have carried since the first version),
-the move-value network of TD self-play (``qwirkle-move-value``) and the whole-move policy
-that the RL-library recipes train (``qwirkle-move-policy``). Each network class names its
-format and configuration class (``FORMAT``, ``CONFIG``), so this module sits below the
-learners and imports none of them; a loader names the classes it accepts and refuses the
-other kinds by name.
+the move-value network (``qwirkle-move-value``, from TD self-play or fitted to rollout
+values) and the whole-move policy that the RL-library recipes train
+(``qwirkle-move-policy``). Each network class names its format and configuration class
+(``FORMAT``, ``CONFIG``), so this module sits below the learners and imports none of them;
+a loader names the classes it accepts and refuses the other kinds by name.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ MOVES_FORMAT = "qwirkle-move-policy"  # the whole-move policy of the library rec
 VERSION = 1
 KINDS = {
     TILE_FORMAT: "a tile-level masked-PPO policy",
-    VALUE_FORMAT: "a move-value network from TD self-play",
+    VALUE_FORMAT: "a move-value network (TD self-play or fitted to rollout values)",
     MOVES_FORMAT: "a whole-move policy over candidate rows",
 }
 

@@ -27,7 +27,7 @@ def learned_search(**options) -> Agent:
     (``agents.move_value.search``, loaded with torch on demand)."""
     from agents.loading import learned_search_agent
 
-    return learned_search_agent(learned_paths(), **options)
+    return learned_search_agent(value_paths(), **options)
 
 
 learned_search.OPTIONS = LEARNED_SEARCH_OPTIONS  # type: ignore[attr-defined]
@@ -38,7 +38,7 @@ def learned_oracle(**options) -> Agent:
     (``agents.move_value.oracle``, loaded with torch on demand)."""
     from agents.loading import learned_oracle_agent
 
-    return learned_oracle_agent(learned_paths(), **options)
+    return learned_oracle_agent(value_paths(), **options)
 
 
 learned_oracle.OPTIONS = LEARNED_ORACLE_OPTIONS  # type: ignore[attr-defined]
@@ -54,11 +54,15 @@ AGENTS: dict[str, Callable[..., Agent]] = {
     "oracle": OracleAgent,  # sees every hand: for measurements, never an opponent
     "learned-oracle": learned_oracle,  # the same, judging by the network
 }
-# ``learned`` plays each game with the network trained for its seat count.
-LEARNED_BY_SEATS = {2: "move_value.pt", 3: "move_value_34.pt", 4: "move_value_34.pt"}
+# ``learned`` plays each game with the network trained for its seat count: with 2 players
+# the one fitted to the search's simulated values (agents.move_value.rollout_values).
+LEARNED_BY_SEATS = {2: "move_value_rollouts.pt", 3: "move_value_34.pt", 4: "move_value_34.pt"}
+# The TD self-play networks, whose values are a position's worth and so can be compared
+# across positions: the learned search and the learned oracle judge by them.
+VALUES_BY_SEATS = {2: "move_value.pt", 3: "move_value_34.pt", 4: "move_value_34.pt"}
 CHECKPOINT = "ckpt:"  # "ckpt:PATH": the agent a trained checkpoint describes
 SHIPPED = {  # registry name -> its file among the shipped checkpoints (docs/learned_agent.md)
-    "learned": LEARNED_BY_SEATS[2],  # the 1-ply move-value agent (TD self-play)
+    "learned": LEARNED_BY_SEATS[2],  # the 1-ply move-value agent
     "tile-ppo": "tile_ppo.pt",  # the tile-level masked-PPO reference
     "sb3-moves": "sb3_moves.pt",  # the whole-move policy, trained by each RL library
     "tianshou-moves": "tianshou_moves.pt",
@@ -110,6 +114,12 @@ def checkpoint_path(spec: str) -> Path | None:
 def learned_paths() -> dict[int, Path]:
     """The shipped networks of ``learned``, by seat count."""
     return {n: shipped_dir() / file for n, file in LEARNED_BY_SEATS.items()}
+
+
+def value_paths() -> dict[int, Path]:
+    """The shipped TD networks, by seat count: what ``learned-search`` and
+    ``learned-oracle`` judge by."""
+    return {n: shipped_dir() / file for n, file in VALUES_BY_SEATS.items()}
 
 
 def _value(text: str):

@@ -9,8 +9,8 @@ learned agent was never tuned on), each against a target from the issues:
 - greedy vs random, 400 games: greedy wins >= 95%;
 - heuristic vs greedy, 400 games: the 95% Wilson interval of its win rate is above 50%;
 - search vs greedy, 200 games at <= 0.25 s per move: search wins >= 60%;
-- the learned agent (``--agent``) vs greedy and vs heuristic, 400 games each: >= 65% and
-  >= 55%, at <= 20 ms of CPU per move;
+- the learned agent (``--agent``) vs greedy and vs heuristic, 400 games each: >= 70% and
+  >= 55%, at <= 20 ms of CPU per move; and vs the search at 0.25 s: >= 50%;
 - the learned agent vs its own starting point (the untrained network, which plays as
   greedy): the ablation, its interval above 50%;
 - the learned agent against greedy in every other seat of 3- and 4-player games: a win
@@ -50,10 +50,14 @@ def matches(budget: float, learned: str, untrained: str, quick: bool) -> list[di
         dict(agents=[f"search:budget={budget:g}", "greedy"], games=400,
              target=f"search wins >= 60% at <= {budget:g} s (CPU) per move",
              ok=lambda row: row["win_rate"] >= 0.6 and row["cpu_ms_per_move"] <= 1000 * budget),
-        dict(agents=[learned, "greedy"], games=400, target=f"learned wins >= 65% {fast}",
-             ok=lambda row: row["win_rate"] >= 0.65 and row["cpu_ms_per_move"] <= 20),
+        dict(agents=[learned, "greedy"], games=400, target=f"learned wins >= 70% {fast} "
+             "(>= 65% before the issue on the strongest player)",
+             ok=lambda row: row["win_rate"] >= 0.7 and row["cpu_ms_per_move"] <= 20),
         dict(agents=[learned, "heuristic"], games=400, target=f"learned wins >= 55% {fast}",
              ok=lambda row: row["win_rate"] >= 0.55 and row["cpu_ms_per_move"] <= 20),
+        dict(agents=[learned, f"search:budget={budget:g}"], games=400,
+             target=f"the 1-ply learned agent wins >= 50% against the search at {budget:g} s "
+             f"{fast}", ok=lambda row: row["win_rate"] >= 0.5 and row["cpu_ms_per_move"] <= 20),
         dict(agents=[learned, f"ckpt:{untrained}"], games=400,
              target="ablation: the trained network's interval above 50% against the "
              "untrained one it started from", ok=lambda row: row["ci_low"] > 0.5),
@@ -217,15 +221,15 @@ The agents (`agents/`): **random** picks uniformly among the full legal moves; *
 plays the highest-scoring placement; **heuristic** adds judgement (Qwirkles opened for the
 opponent, lines opened, tiles kept, an exact reply check once the bag is empty);
 **search** is a determinised Monte Carlo search over the heuristic's top moves with greedy
-rollouts; **learned** is the shipped learned agent: a network
-trained by TD(lambda) self-play values each legal move's afterstate and the agent plays the
-best (one ply, no search; `docs/training.md`). Its "untrained" opponent is the same network
+rollouts; **learned** is the shipped learned agent: a network values each legal move's
+afterstate and the agent plays the best (one ply, no search; `docs/learned_agent.md`); with
+2 players the network is fitted to the values the search's simulations give each move,
+with 3 and 4 it is trained by TD(lambda) self-play. Its "untrained" opponent is a network
 before training (output zero: it plays as greedy). In 3- and 4-player games the table's
-first row is the learned agent and its win share is compared with 1/n; `learned` plays
-those with its 3-4-player network. **learned-search** is the search over the learned
-network's best moves (one ply of the network to propose; simulations to judge, each a
-fresh deal, the opponents' greedy replies and the network's value of what comes back;
-once the bag is empty, every reply of the opponent searched instead);
+first row is the learned agent and its win share is compared with 1/n. **learned-search**
+is the search over the best moves of the TD networks (one ply of the network to propose;
+simulations to judge, each a fresh deal, the opponents' greedy replies and the network's
+value of what comes back; once the bag is empty, every reply of the opponent searched instead);
 **learned-oracle** sees every hand and the bag's order: it plays each of the network's
 best moves in the true game, answers it with the next opponent's likeliest replies from
 their true hand, and keeps the move whose worst answer the network values most: an

@@ -146,7 +146,9 @@ def build_parser() -> argparse.ArgumentParser:
         "distil",
         help="one round of expert iteration: the learned network learns from its own search",
     )
-    d.add_argument("--start", default=None, help="the network to start from (the shipped one)")
+    d.add_argument(
+        "--start", default=None, help="the network to start from (the shipped TD network)"
+    )
     d.add_argument("--to", default="runs/distil/distilled.pt", help="the checkpoint written")
     add_fields(d, DistilConfig, skip=("sims",))
     r = sub.add_parser(
@@ -154,7 +156,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="fit a 1-ply network to the values the search's simulations give each move",
     )
     r.add_argument(
-        "--start", default=None, help="the network that plays the games (the shipped one)"
+        "--start", default=None, help="the network that plays the games (the shipped TD network)"
     )
     r.add_argument("--to", default="runs/rollout_values/net.pt", help="the checkpoint written")
     add_fields(r, RolloutConfig)
@@ -387,7 +389,7 @@ def cmd_play(args: argparse.Namespace) -> None:
 
 def cmd_distil(args: argparse.Namespace) -> Path:
     from agents.move_value.distil import distil
-    from agents.registry import LEARNED_BY_SEATS, shipped_dir
+    from agents.registry import VALUES_BY_SEATS, shipped_dir
 
     fields = {f.name: getattr(args, f.name) for f in dataclasses.fields(DistilConfig)
               if f.name != "sims"}  # fmt: skip
@@ -395,7 +397,7 @@ def cmd_distil(args: argparse.Namespace) -> Path:
         cfg = DistilConfig(**fields)
     except ValueError as err:
         raise SystemExit(str(err)) from None
-    start = Path(args.start) if args.start else shipped_dir() / LEARNED_BY_SEATS[2]
+    start = Path(args.start) if args.start else shipped_dir() / VALUES_BY_SEATS[2]
     path = distil(start, args.to, cfg)
     print(f"wrote {path}: evaluate it with python train.py evaluate --agents ckpt:{path} greedy")
     return path
@@ -404,12 +406,12 @@ def cmd_distil(args: argparse.Namespace) -> Path:
 def cmd_rollout_values(args: argparse.Namespace) -> Path:
     from agents.loading import value_agent
     from agents.move_value.rollout_values import rollout_values
-    from agents.registry import LEARNED_BY_SEATS, shipped_dir
+    from agents.registry import VALUES_BY_SEATS, shipped_dir
 
     fields = {f.name: getattr(args, f.name) for f in dataclasses.fields(RolloutConfig)}
     try:
         cfg = RolloutConfig(**fields)
-        start = Path(args.start) if args.start else shipped_dir() / LEARNED_BY_SEATS[2]
+        start = Path(args.start) if args.start else shipped_dir() / VALUES_BY_SEATS[2]
         player = value_agent(start)
     except ValueError as err:
         raise SystemExit(str(err)) from None

@@ -9,7 +9,7 @@ import tomllib
 from setuptools import find_packages
 
 import qwirkle_env
-from agents.registry import LEARNED_BY_SEATS, SHIPPED, shipped_dir
+from agents.registry import LEARNED_BY_SEATS, SHIPPED, VALUES_BY_SEATS, shipped_dir
 
 ROOT = Path(__file__).resolve().parent.parent
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())
@@ -26,7 +26,9 @@ def test_the_package_list_names_every_package_of_the_checkout():
 
 def test_every_shipped_checkpoint_has_a_name_an_opponent_entry_and_fits():
     files = sorted(p.name for p in (ROOT / "checkpoints").glob("*.pt"))
-    assert sorted({*SHIPPED.values(), *LEARNED_BY_SEATS.values()}) == files
+    assert (
+        sorted({*SHIPPED.values(), *LEARNED_BY_SEATS.values(), *VALUES_BY_SEATS.values()}) == files
+    )
     assert shipped_dir() == ROOT / "checkpoints"
     assert all((ROOT / "checkpoints" / f).stat().st_size <= 2 * 2**20 for f in files)
     opponents = PROJECT["project"]["entry-points"]["qwirkle_env.opponents"]

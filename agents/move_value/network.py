@@ -35,8 +35,7 @@ TYPE_WIDTH = len(TYPE_FEATURES)
 
 @dataclass
 class ValueNetConfig:
-    features: int = 0
-    """the row's features the network reads (0: those its encoder setting asks for)"""
+    features: int = 0  # the row's features it reads (0: those its encoder setting asks for)
     hidden: int = 64
     """value network hidden width"""
     layers: int = 2

@@ -66,15 +66,19 @@ class RolloutConfig:
     encoder: int = 32
     """its per-tile-type encoder width (0: none)"""
     epochs: int = 12
+    """passes over the positions"""
     lr: float = 1e-3
     """Adam's learning rate at the start, annealed linearly to lr_end"""
     lr_end: float = 1e-4
+    """... at the end"""
     batch: int = 256
     """positions per gradient step"""
     holdout: float = 0.1
     """share of positions held out to judge the fit"""
     processes: int = 2
+    """worker processes for the games"""
     seed: int = 0
+    """seeds the games, the simulations and the fit"""
 
     def __post_init__(self) -> None:
         problems = [

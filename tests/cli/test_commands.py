@@ -152,10 +152,11 @@ def test_evaluate_subcommand(smoke_run, capsys):
 
 def test_every_option_is_documented_once_beside_its_field():
     from agents.move_value.network import ValueNetConfig
+    from agents.move_value.rollout_values import RolloutConfig
     from agents.move_value.td import TDConfig
 
     skipped = {"net", "features"}  # a sub-config; the feature count is not an option
-    for cls in (PPOConfig, NetConfig, TDConfig, ValueNetConfig):
+    for cls in (PPOConfig, NetConfig, TDConfig, ValueNetConfig, RolloutConfig):
         docs = cli.field_docs(cls)
         assert set(docs) == {f.name for f in dataclasses.fields(cls)} - skipped, cls
         assert all(docs.values()), cls

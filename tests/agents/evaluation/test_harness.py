@@ -161,7 +161,7 @@ def test_strength_benchmark_quick_run(tmp_path) -> None:
     subprocess.run(cmd, cwd=root, check=True, capture_output=True, timeout=600)
     page = out.read_text()
     libraries = sum((root / f"checkpoints/{lib}_moves.pt").is_file() for lib, _ in LIBRARIES)
-    assert page.count("Target: ") == 14 + libraries and "duplicate deals" in page
+    assert page.count("Target: ") == 15 + libraries and "duplicate deals" in page
     assert (tmp_path / "runs" / "search_vs_greedy_2p" / "summary.csv").is_file()
     assert (tmp_path / "runs" / "learned_vs_greedy_4p" / "summary.csv").is_file()
 

@@ -25,6 +25,10 @@ def test_learned_picks_its_network_by_seat_count():
     assert isinstance(learned, BySeatCount)
     assert learned.agents[2].seat_counts == {2}
     assert learned.agents[3] is learned.agents[4] and learned.agents[3].seat_counts == {3, 4}
+    assert learned.agents[2].layers.encoder  # the 2-player network reads the type block
+    searched = make_agent("learned-search:sims=1")  # the search judges by the TD networks
+    assert not searched.network.agents[2].layers.encoder
+    assert searched.network.agents[3].seat_counts == {3, 4}
     for n in (2, 3, 4):
         learned.reset(0, n, 1)
         assert learned.active is learned.agents[n]
@@ -33,7 +37,7 @@ def test_learned_picks_its_network_by_seat_count():
 
 
 def test_learned_plays_two_player_games_as_its_two_player_network():
-    plain = ["ckpt:checkpoints/move_value.pt", "greedy"]
+    plain = ["ckpt:checkpoints/move_value_rollouts.pt", "greedy"]
     for seed in (3, 4):
         a = play_game(plain, seed, [seed, seed + 1])
         b = play_game(["learned", "greedy"], seed, [seed, seed + 1])
