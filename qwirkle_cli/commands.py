@@ -286,15 +286,13 @@ def resumed(path: str, cfg: TDConfig):
     this version's features; one without a type encoder gets the run's (``widened``: it
     plays as before until training teaches it to read the new block)."""
     from agents.checkpoint import load_checkpoint
-    from agents.move_value.features import FEATURES
+    from agents.move_value.agent import check_features
     from agents.move_value.network import MoveValueNet, widened
 
     shape = {"hidden": cfg.net.hidden, "layers": cfg.net.layers}
     try:
         net, meta = load_checkpoint(path, None, shape, kind=MoveValueNet)
-        reads = list(FEATURES[: net.config.features])
-        if (meta.get("env") or {}).get("features") != reads:
-            raise ValueError(f"checkpoint {path} was trained on another feature list")
+        check_features(net, meta, path)
         if cfg.net.encoder and not net.config.encoder:
             net = widened(net, cfg.net.encoder, cfg.seed)
         if net.config.encoder != cfg.net.encoder:
@@ -387,17 +385,28 @@ def cmd_play(args: argparse.Namespace) -> None:
         print("\nbye")
 
 
-def cmd_distil(args: argparse.Namespace) -> Path:
-    from agents.move_value.distil import distil
-    from agents.registry import VALUES_BY_SEATS, shipped_dir
-
-    fields = {f.name: getattr(args, f.name) for f in dataclasses.fields(DistilConfig)
-              if f.name != "sims"}  # fmt: skip
+def config_of(cls, args: argparse.Namespace, skip: tuple = ()):
+    """The config dataclass ``cls`` from its options (``add_fields``); a bad value exits
+    with the config's message."""
+    fields = {f.name: getattr(args, f.name) for f in dataclasses.fields(cls) if f.name not in skip}
     try:
-        cfg = DistilConfig(**fields)
+        return cls(**fields)
     except ValueError as err:
         raise SystemExit(str(err)) from None
-    start = Path(args.start) if args.start else shipped_dir() / VALUES_BY_SEATS[2]
+
+
+def start_network(args: argparse.Namespace) -> Path:
+    """``--start``, or the shipped 2-player TD network."""
+    from agents.registry import VALUES_BY_SEATS, shipped_dir
+
+    return Path(args.start) if args.start else shipped_dir() / VALUES_BY_SEATS[2]
+
+
+def cmd_distil(args: argparse.Namespace) -> Path:
+    from agents.move_value.distil import distil
+
+    cfg = config_of(DistilConfig, args, skip=("sims",))
+    start = start_network(args)
     path = distil(start, args.to, cfg)
     print(f"wrote {path}: evaluate it with python train.py evaluate --agents ckpt:{path} greedy")
     return path
@@ -406,12 +415,10 @@ def cmd_distil(args: argparse.Namespace) -> Path:
 def cmd_rollout_values(args: argparse.Namespace) -> Path:
     from agents.loading import value_agent
     from agents.move_value.rollout_values import rollout_values
-    from agents.registry import VALUES_BY_SEATS, shipped_dir
 
-    fields = {f.name: getattr(args, f.name) for f in dataclasses.fields(RolloutConfig)}
+    cfg = config_of(RolloutConfig, args)
+    start = start_network(args)
     try:
-        cfg = RolloutConfig(**fields)
-        start = Path(args.start) if args.start else shipped_dir() / VALUES_BY_SEATS[2]
         player = value_agent(start)
     except ValueError as err:
         raise SystemExit(str(err)) from None

@@ -116,6 +116,15 @@ def _best(grid, g, table, n, hand, exact, held, sub, none, stack, sink):
 
 
 @kernel
+def _spot_points(table, a) -> int:
+    """What one tile scores at anchor ``a`` of ``fit_anchors``' table: both lines through
+    it, or 1 alone (``look_ahead._spot_points``)."""
+    pts = points_of_line(table[a, NL] + table[a, NR] + 1)
+    pts += points_of_line(table[a, NU] + table[a, ND] + 1)
+    return pts if pts else 1
+
+
+@kernel
 def _expected(table, n, chance, spot_pts, spot_p) -> float:
     """``look_ahead.expected_best_tile`` from ``fit_anchors``' table: the spots sorted by
     points, then chance, both falling, and summed in that order."""
@@ -131,10 +140,7 @@ def _expected(table, n, chance, spot_pts, spot_p) -> float:
         p = 1.0 - miss
         if not p > 0.0:
             continue
-        pts = points_of_line(table[a, NL] + table[a, NR] + 1)
-        pts += points_of_line(table[a, NU] + table[a, ND] + 1)
-        if pts == 0:
-            pts = 1
+        pts = _spot_points(table, a)
         k = m  # insertion: after every spot worth more, or as much with a chance as high
         while k > 0 and (spot_pts[k - 1] < pts or (spot_pts[k - 1] == pts and spot_p[k - 1] < p)):
             spot_pts[k] = spot_pts[k - 1]
@@ -160,11 +166,9 @@ def _type_spots(table, n, res, j) -> None:
     for k in range(NUM_VALUES, NUM_VALUES + NUM_TYPES * SPOT_WIDTH):
         res[j, k] = 0.0
     for a in range(n):
+        pts = _spot_points(table, a)
         h = table[a, NL] + table[a, NR] + 1
         v = table[a, NU] + table[a, ND] + 1
-        pts = points_of_line(h) + points_of_line(v)
-        if pts == 0:
-            pts = 1
         six = 1.0 if (h == MAX_LINE or v == MAX_LINE) else 0.0
         fit = table[a, FIT]
         while fit:

@@ -40,10 +40,22 @@ def select(
     worth = move_values(layers, cands)
     if cands.position is None or len(cands) <= 1:
         return pick(worth, temperature, rng)
+    short, again = look_at_best(layers, cands, worth, rng, how)
+    return int(short[pick(again, temperature, rng)])
+
+
+def look_at_best(
+    layers: PlayLayers,
+    cands: Candidates,
+    worth: np.ndarray,
+    rng: random.Random,
+    how: LookAhead = DEFAULT_LOOK_AHEAD,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The rows of the best ``how.shortlist`` moves by ``worth`` (their cheap features),
+    looked at two moves ahead, and their worth again with the look."""
     short = np.argsort(-worth, kind="stable")[: how.shortlist]
     cands.look_ahead(short, rng, how)
-    again = cands.points[short] / POINT_SCALE + values(layers, cands.features[short])
-    return int(short[pick(again, temperature, rng)])
+    return short, cands.points[short] / POINT_SCALE + values(layers, cands.features[short])
 
 
 def pick(worth: np.ndarray, temperature: float, rng: random.Random) -> int:
@@ -147,16 +159,22 @@ class BySeatCount(PlanningAgent):
         return self.active.choose(view)
 
 
-def value_agent_of(net: MoveValueNet, meta: dict, path: str | Path) -> ValueAgent:
-    """A ValueAgent, once the checkpoint's feature list is checked against this version's."""
-    env = meta.get("env") or {}
-    trained_on = env.get("features")
+def check_features(net: MoveValueNet, meta: dict, path: str | Path) -> None:
+    """ValueError unless the checkpoint's feature list is the one this version gives the
+    network (the first ``net.config.features`` of ``FEATURES``)."""
+    trained_on = (meta.get("env") or {}).get("features")
     reads = list(FEATURES[: net.config.features])
     if trained_on != reads:
         raise ValueError(
             f"checkpoint {path} was trained on move features {trained_on!r}; this version "
             f"describes moves with {reads!r}: retrain it with this version"
         )
+
+
+def value_agent_of(net: MoveValueNet, meta: dict, path: str | Path) -> ValueAgent:
+    """A ValueAgent, once the checkpoint's feature list is checked against this version's."""
+    check_features(net, meta, path)
+    env = meta.get("env") or {}
     try:
         look = LookAhead(**env["look_ahead"])
     except (KeyError, TypeError, ValueError) as err:

@@ -23,12 +23,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from agents.move_value.afterstate import LOOK_WIDTH, NUM_VALUES, SPOT_WIDTH, values_after
+from qwirkle_env.candidates import POINT_SCALE
 from qwirkle_env.engine.board import LEN_H, LEN_V, Board
 from qwirkle_env.engine.hand import HAND_SIZE, remove_tiles
 from qwirkle_env.engine.lines import ids_of, line_points, mask_of
 from qwirkle_env.engine.placements import row_items, rows_of
 from qwirkle_env.position import Position, chance_opponent_holds
-from qwirkle_env.spec import END_BONUS, MAX_LINE, NUM_TYPES
+from qwirkle_env.spec import COPIES, END_BONUS, MAX_LINE, NUM_COLORS, NUM_SHAPES, NUM_TYPES
 
 # The values a look returns, in this order (points, or 0/1 for reply_goes_out).
 LOOK_AHEAD_FEATURES = (
@@ -141,19 +142,19 @@ class TurnLookAhead:
         spots = np.asarray(spots, np.float64).reshape(m, NUM_TYPES, SPOT_WIDTH)
         out = np.empty((m, NUM_TYPES, len(TYPE_FEATURES)), np.float64)
         out[:, :, 0] = kept
-        out[:, :, 1] = self.unseen_counts / 3.0
+        out[:, :, 1] = self.unseen_counts / COPIES
         out[:, :, 2] = self.their
         drawn = np.minimum(HAND_SIZE - kept.sum(1).astype(np.int64), self.bag_size)
         ours = np.array([self._drawn_chance(int(d)) for d in drawn], np.float64)
         out[:, :, 3] = np.where(kept > 0, 1.0, ours.reshape(m, NUM_TYPES))
-        out[:, :, 4] = spots[:, :, 0] / 10.0
-        out[:, :, 5] = spots[:, :, 1] / 10.0
+        out[:, :, 4] = spots[:, :, 0] / POINT_SCALE
+        out[:, :, 5] = spots[:, :, 1] / POINT_SCALE
         out[:, :, 6] = spots[:, :, 2]
-        have = (kept > 0).reshape(m, 6, 6)  # colour, shape
-        colour = have.sum(2, keepdims=True) - have
+        have = (kept > 0).reshape(m, NUM_COLORS, NUM_SHAPES)  # a type's id: colour * 6 + shape
+        colour = have.sum(2, keepdims=True) - have  # the other shapes kept in its colour
         shape = have.sum(1, keepdims=True) - have
-        out[:, :, 7] = colour.reshape(m, NUM_TYPES) / 5.0
-        out[:, :, 8] = shape.reshape(m, NUM_TYPES) / 5.0
+        out[:, :, 7] = colour.reshape(m, NUM_TYPES) / (NUM_SHAPES - 1)
+        out[:, :, 8] = shape.reshape(m, NUM_TYPES) / (NUM_COLORS - 1)
         return out
 
     def _reference_row(self, row: np.ndarray, taken: np.ndarray) -> tuple[float, ...]:
@@ -179,7 +180,7 @@ class TurnLookAhead:
         for draw in self.draws or [[]]:
             topped += _best(board, kept + draw[: HAND_SIZE - len(kept)])
         topped /= max(len(self.draws), 1)
-        own = _best(board, kept)
+        own = _best(board, kept) if self.draws else topped
         return (
             total / max(len(self.opp), 1),
             out,
@@ -215,6 +216,12 @@ def _best(board: Board, tiles: list[int]) -> int:
     return max((pts for _, pts in board.placements_with_points(mask_of(tiles))), default=0)
 
 
+def _spot_points(info) -> int:
+    """What one tile scores at a frontier cell (its record ``info``): both lines through
+    it, or 1 alone."""
+    return (line_points(info[LEN_H]) + line_points(info[LEN_V])) or 1
+
+
 def type_spots(board: Board) -> list[float]:
     """For each tile type, SPOT_WIDTH numbers: the most one tile of it scores on ``board``,
     the cells where it fits, and 1 if one of them completes a line of six."""
@@ -222,7 +229,7 @@ def type_spots(board: Board) -> list[float]:
     front = board.frontier
     for cell, fit in board.fit_masks.items():
         info = front[cell]
-        points = (line_points(info[LEN_H]) + line_points(info[LEN_V])) or 1
+        points = _spot_points(info)
         six = 1.0 if MAX_LINE in (info[LEN_H], info[LEN_V]) else 0.0
         for t in ids_of(fit):
             k = SPOT_WIDTH * t
@@ -248,7 +255,7 @@ def expected_best_tile(board: Board, chance: list[float]) -> float:
             p = hit[fit] = 1.0 - miss
         if p > 0.0:
             info = front[cell]
-            spots.append(((line_points(info[LEN_H]) + line_points(info[LEN_V])) or 1, p))
+            spots.append((_spot_points(info), p))
     spots.sort(reverse=True)
     expected, none_yet = 0.0, 1.0
     for points, p in spots:

@@ -30,10 +30,10 @@ from tqdm import tqdm
 
 from agents.base import as_move
 from agents.checkpoint import save_checkpoint
-from agents.move_value.agent import move_values, pick
+from agents.move_value.agent import look_at_best, move_values, pick
 from agents.move_value.features import NUM_MOVE_FEATURES, POINT_SCALE, candidates
 from agents.move_value.look_ahead import LookAhead
-from agents.move_value.network import MoveValueNet, PlayLayers, ValueNetConfig, values
+from agents.move_value.network import MoveValueNet, PlayLayers, ValueNetConfig
 from qwirkle_env.candidates import ROW_FEATURES
 from qwirkle_env.engine.game import Game
 from qwirkle_env.position import Position
@@ -139,12 +139,10 @@ def value_game(task: tuple) -> list[Valued]:
         if cands.position is None or len(cands) <= 1:
             i = pick(worth, 0.0, rng)
         else:
-            short = np.argsort(-worth, kind="stable")[: cfg.shortlist]
-            cands.look_ahead(short, rng, how)
-            rows = cands.features[short].astype(np.float32)
-            out.append(Valued(rows, cands.points[short].astype(np.float32),
+            short, again = look_at_best(layers, cands, worth, rng, how)
+            out.append(Valued(cands.features[short].astype(np.float32),
+                              cands.points[short].astype(np.float32),
                               simulated(game, cands, short, cfg, rng), game.bag_size))  # fmt: skip
-            again = cands.points[short] / POINT_SCALE + values(layers, rows)
             i = int(short[pick(again, cfg.temperature, rng)])
         kind, what = cands.move(i)
         if kind == "place":
@@ -222,6 +220,11 @@ def fit(net: MoveValueNet, data: list[Valued], cfg: RolloutConfig) -> list[dict]
     held, train = order[:cut], order[cut:]
     a = _arrays(data)
     target = a["values"].mean(-1)
+    held_idx = torch.from_numpy(held)
+    held_mask = a["mask"][held_idx].numpy()
+    second = a["values"][held_idx, :, 1].numpy() * POINT_SCALE
+    first = a["values"][held_idx, :, 0].numpy() * POINT_SCALE
+    scale = regret(first, second, held_mask) if len(held) else None
     opt = torch.optim.Adam(net.parameters(), lr=cfg.lr)
     history = []
     for epoch in range(cfg.epochs):
@@ -243,13 +246,10 @@ def fit(net: MoveValueNet, data: list[Valued], cfg: RolloutConfig) -> list[dict]
             total, steps = total + loss.item(), steps + 1
         row = {"epoch": epoch + 1, "loss": total / max(steps, 1)}
         if len(held):
-            idx = torch.from_numpy(held)
-            mask = a["mask"][idx].numpy()
-            second = a["values"][idx, :, 1].numpy() * POINT_SCALE
             with torch.no_grad():
-                worth = (a["points"][idx] + net(a["rows"][idx])).numpy()
-            row["regret"] = regret(worth, second, mask)
-            row["regret_first_half"] = regret(a["values"][idx, :, 0].numpy(), second, mask)
+                worth = (a["points"][held_idx] + net(a["rows"][held_idx])).numpy()
+            row["regret"] = regret(worth, second, held_mask)
+            row["regret_first_half"] = scale
         history.append(row)
     return history
 
