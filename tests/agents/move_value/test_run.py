@@ -14,7 +14,7 @@ from agents.checkpoint import load_checkpoint, save_checkpoint
 from agents.evaluation.harness import play_game
 from agents.move_value.features import FEATURES, NUM_BASE_FEATURES, candidates
 from agents.move_value.look_ahead import LookAhead
-from agents.move_value.network import MoveValueNet
+from agents.move_value.network import MoveValueNet, ValueNetConfig
 from agents.move_value.run import env_options
 from agents.move_value.td import TDConfig
 from agents.registry import make_agent
@@ -112,6 +112,19 @@ def test_a_run_with_a_type_encoder_resumes_a_network_without_one(tmp_path):
         cli.main([*TINY, "--out", str(tmp_path), "--resume", str(typed), "--encoder", "8"])
     with pytest.raises(SystemExit, match="encoder width"):
         cli.main([*TINY, "--out", str(tmp_path), "--encoder", "-2"])
+
+
+def test_resume_and_rollout_values_refuse_a_checkpoint_they_cannot_read(tmp_path):
+    """A move-value checkpoint on another feature list is refused by --resume with the
+    loader's message; rollout-values refuses a tile policy as its playing network."""
+    env = {"features": ["points"], "look_ahead": {}}
+    odd = save_checkpoint(tmp_path / "odd.pt", MoveValueNet(ValueNetConfig(hidden=8)), env, {}, 0)
+    with pytest.raises(SystemExit, match="--resume: .*trained on move features"):
+        cli.main([*TINY, "--out", str(tmp_path), "--resume", str(odd)])
+    ppo = save_checkpoint(tmp_path / "p.pt", PolicyValueNet(NetConfig(8, 1, 16)), {}, {}, 0)
+    with pytest.raises(SystemExit, match="not a move-value network"):
+        cli.main(["rollout-values", "--start", str(ppo), "--games", "1", "--to",
+                  str(tmp_path / "n.pt")])  # fmt: skip
 
 
 def test_fast_evaluate_refuses_a_value_checkpoint(value_ckpt):
