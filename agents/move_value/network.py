@@ -77,13 +77,19 @@ class MoveValueNet(nn.Module):
         nn.init.zeros_(self.out.weight)
         nn.init.zeros_(self.out.bias)
 
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
+    def forward(self, x: torch.Tensor, looked: bool = True) -> torch.Tensor:
+        """``looked`` False: every row's type block is zero (no look ahead), so the
+        encoder runs once, on one zero block."""
         h = x[..., :NUM_BASE_FEATURES]
         if self.config.encoder:
-            t = x[..., NUM_BASE_FEATURES:].reshape(*x.shape[:-1], NUM_TYPES, TYPE_WIDTH)
+            if looked:
+                t = x[..., NUM_BASE_FEATURES:].reshape(*x.shape[:-1], NUM_TYPES, TYPE_WIDTH)
+            else:
+                t = x.new_zeros(NUM_TYPES, TYPE_WIDTH)
             for layer in self.encoder:
                 t = torch.relu(layer(t))
-            h = torch.cat([h, t.mean(-2), t.amax(-2)], -1)
+            pooled = torch.cat([t.mean(-2), t.amax(-2)], -1).expand(*x.shape[:-1], -1)
+            h = torch.cat([h, pooled], -1)
         for layer in self.hidden:
             h = torch.relu(layer(h))
         return self.out(h).squeeze(-1)
