@@ -159,6 +159,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--start", default=None, help="the network that plays the games (the shipped TD network)"
     )
     r.add_argument("--to", default="runs/rollout_values/net.pt", help="the checkpoint written")
+    r.add_argument(
+        "--save-positions", default=None, metavar="PATH",
+        help="also write the positions this run values (.npz), for a later round's fit",
+    )  # fmt: skip
+    r.add_argument(
+        "--positions", nargs="+", default=[], metavar="PATH",
+        help="earlier rounds' saved positions, fitted on before this run's own",
+    )  # fmt: skip
     add_fields(r, RolloutConfig)
     p = sub.add_parser("play", help="play against an agent in the terminal")
     p.add_argument("--opponent", default="greedy", help="agent spec, e.g. ckpt:PATH (greedy)")
@@ -414,15 +422,17 @@ def cmd_distil(args: argparse.Namespace) -> Path:
 
 def cmd_rollout_values(args: argparse.Namespace) -> Path:
     from agents.loading import value_agent
-    from agents.move_value.rollout_values import rollout_values
+    from agents.move_value.rollout_values import load_positions, rollout_values
 
     cfg = config_of(RolloutConfig, args)
     start = start_network(args)
     try:
         player = value_agent(start)
+        earlier = [d for path in args.positions for d in load_positions(path)]
     except ValueError as err:
         raise SystemExit(str(err)) from None
-    path = rollout_values(player.layers, args.to, cfg, {"rollout_values_from": str(start)})
+    meta = {"rollout_values_from": str(start), "earlier_positions": list(args.positions)}
+    path = rollout_values(player.layers, args.to, cfg, meta, earlier, args.save_positions)
     print(f"wrote {path}: evaluate it with python train.py evaluate --agents ckpt:{path} greedy")
     return path
 

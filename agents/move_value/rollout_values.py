@@ -12,6 +12,10 @@ squared error after the position's mean is taken off both, since only the differ
 choose. It is fitted twice over, on the rows as the look ahead fills them and as they are
 before it (the cheap rows that pick the shortlist at play time).
 
+Rounds: a run may save the positions it valued (``save_positions``) and fit on earlier
+runs' positions beside its own (``load_positions``), so the next round's games are played
+by the network the last round fitted and the fit sees every round.
+
 The network plays one ply, as the TD network does: the simulations only make its training
 targets. Its absolute level means nothing (each position's mean is free), so it is no
 value for the leaves of a search; ``learned-search`` keeps the TD network.
@@ -20,6 +24,7 @@ value for the leaves of a search; ``learned-search`` keeps the TD network.
 from __future__ import annotations
 
 import random
+import zipfile
 from dataclasses import asdict, dataclass
 from multiprocessing import get_context
 from pathlib import Path
@@ -31,7 +36,7 @@ from tqdm import tqdm
 from agents.base import as_move
 from agents.checkpoint import save_checkpoint
 from agents.move_value.agent import look_at_best, move_values, pick
-from agents.move_value.features import NUM_MOVE_FEATURES, POINT_SCALE, candidates
+from agents.move_value.features import FEATURES, NUM_MOVE_FEATURES, POINT_SCALE, candidates
 from agents.move_value.look_ahead import LookAhead
 from agents.move_value.network import MoveValueNet, PlayLayers, ValueNetConfig
 from qwirkle_env.candidates import ROW_FEATURES
@@ -40,7 +45,10 @@ from qwirkle_env.position import Position
 from qwirkle_env.vector.rollouts import Rollouts
 from qwirkle_env.view import PlayerView
 
-__all__ = ["RolloutConfig", "Valued", "collect", "fit", "regret", "rollout_values"]
+__all__ = [
+    "RolloutConfig", "Valued", "collect", "fit", "load_positions", "regret", "rollout_values",
+    "save_positions",
+]  # fmt: skip
 
 
 @dataclass
@@ -78,7 +86,9 @@ class RolloutConfig:
     processes: int = 2
     """worker processes for the games"""
     seed: int = 0
-    """seeds the games, the simulations and the fit"""
+    """seeds the games, the simulations and (unless fit_seed) the fit"""
+    fit_seed: int = -1
+    """seeds the fit alone (-1: seed)"""
 
     def __post_init__(self) -> None:
         problems = [
@@ -95,6 +105,7 @@ class RolloutConfig:
                 ("batch", "an integer >= 1", self.batch >= 1),
                 ("holdout", "in [0, 0.5]", 0 <= self.holdout <= 0.5),
                 ("processes", "an integer >= 1", self.processes >= 1),
+                ("fit_seed", "an integer >= -1", self.fit_seed >= -1),
             ]
             if not ok
         ]
@@ -113,6 +124,10 @@ class RolloutConfig:
 
     def to_dict(self) -> dict:
         return asdict(self)
+
+    @property
+    def seed_of_fit(self) -> int:
+        return self.seed if self.fit_seed == -1 else self.fit_seed
 
 
 @dataclass
@@ -179,8 +194,7 @@ def collect(layers: PlayLayers, cfg: RolloutConfig) -> list[Valued]:
 
 
 def _arrays(data: list[Valued]) -> dict[str, torch.Tensor]:
-    """The positions padded to one width, with a mask of the real moves, and their rows
-    as they were before the look ahead (its columns zero)."""
+    """The positions padded to one width, with a mask of the real moves."""
     n, k = len(data), max(len(d.points) for d in data)
     rows = np.zeros((n, k, NUM_MOVE_FEATURES), np.float32)
     points = np.zeros((n, k), np.float32)
@@ -189,10 +203,15 @@ def _arrays(data: list[Valued]) -> dict[str, torch.Tensor]:
         m = len(d.points)
         rows[j, :m], points[j, :m] = d.rows, d.points / POINT_SCALE
         vals[j, :m], mask[j, :m] = d.values / POINT_SCALE, 1.0
-    plain = rows.copy()
-    plain[:, :, len(ROW_FEATURES) :] = 0.0
-    parts = {"rows": rows, "plain": plain, "points": points, "values": vals, "mask": mask}
+    parts = {"rows": rows, "points": points, "values": vals, "mask": mask}
     return {name: torch.from_numpy(a) for name, a in parts.items()}
+
+
+def _plain(rows: torch.Tensor) -> torch.Tensor:
+    """The rows as they were before the look ahead: its columns zero."""
+    plain = rows.clone()
+    plain[..., len(ROW_FEATURES) :] = 0.0
+    return plain
 
 
 def _centred(x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
@@ -214,7 +233,7 @@ def fit(net: MoveValueNet, data: list[Valued], cfg: RolloutConfig) -> list[dict]
     the held-out positions the regret of the network's choice, in points, judged by the
     second half of the simulations (``regret_first_half``: the choice of a search with the
     first half's values, for scale)."""
-    gen = np.random.default_rng(cfg.seed)
+    gen = np.random.default_rng(cfg.seed_of_fit)
     order = gen.permutation(len(data))
     cut = int(round(cfg.holdout * len(data)))
     held, train = order[:cut], order[cut:]
@@ -237,8 +256,9 @@ def fit(net: MoveValueNet, data: list[Valued], cfg: RolloutConfig) -> list[dict]
             mask = a["mask"][idx]
             want = _centred(target[idx], mask)
             loss = 0.0
-            for name in ("rows", "plain"):
-                worth = a["points"][idx] + net(a[name][idx])
+            rows = a["rows"][idx]
+            for x, looked in ((rows, True), (_plain(rows), False)):
+                worth = a["points"][idx] + net(x, looked)
                 loss = loss + ((_centred(worth, mask) - want) ** 2).sum() / mask.sum()
             opt.zero_grad()
             loss.backward()
@@ -254,12 +274,79 @@ def fit(net: MoveValueNet, data: list[Valued], cfg: RolloutConfig) -> list[dict]
     return history
 
 
-def rollout_values(start: PlayLayers, out: str | Path, cfg: RolloutConfig, meta: dict) -> Path:
-    """Collects with the network ``start``, fits a new one, saves it to ``out``."""
+_POSITIONS = "qwirkle-rollout-positions"  # a positions file's format name
+_PARTS = ("format", "features", "counts", "bags", "rows", "points", "values")
+
+
+def save_positions(path: str | Path, data: list[Valued]) -> Path:
+    """``data`` as one .npz file of plain arrays (no pickles), its moves end to end."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    counts = np.array([len(d.points) for d in data], np.int64)
+    with open(path, "wb") as f:  # as named: savez would add .npz to a name without it
+        np.savez(f, format=np.array(_POSITIONS), features=np.array(FEATURES), counts=counts,
+                 bags=np.array([d.bag for d in data], np.int64),
+                 rows=np.concatenate([d.rows for d in data]),
+                 points=np.concatenate([d.points for d in data]),
+                 values=np.concatenate([d.values for d in data]))  # fmt: skip
+    return path
+
+
+def load_positions(path: str | Path) -> list[Valued]:
+    """The positions ``save_positions`` wrote; ValueError if the file is not such a file,
+    is damaged, or was written by a version that describes moves otherwise."""
+    what = f"{path} is not a positions file of rollout-values"
+    try:
+        archive = np.load(path, allow_pickle=False)
+        if not isinstance(archive, np.lib.npyio.NpzFile):  # one bare array (.npy)
+            raise ValueError("one array, not an archive of them")
+        with archive as f:
+            parts = {name: f[name] for name in _PARTS}
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as err:
+        raise ValueError(f"{what} ({err})") from None
+    if str(parts["format"]) != _POSITIONS:
+        raise ValueError(what)
+    if parts["features"].tolist() != list(FEATURES):
+        raise ValueError(
+            f"{path} describes moves with {len(parts['features'])} other features than this "
+            f"version's {len(FEATURES)}: collect its positions again with this version"
+        )
+    counts, n = parts["counts"], int(parts["counts"].sum())
+    shapes_ok = (
+        parts["rows"].shape == (n, len(FEATURES)) and parts["points"].shape == (n,)
+        and parts["values"].shape == (n, 2) and parts["bags"].shape == counts.shape
+        and (counts >= 1).all()
+        and all(np.isfinite(parts[name]).all() for name in ("rows", "points", "values"))
+    )  # fmt: skip
+    if not shapes_ok:
+        raise ValueError(
+            f"{path}: its arrays do not fit together or hold numbers that are not finite "
+            "(a damaged file?)"
+        )
+    ends = np.cumsum(counts).tolist()
+    starts = [0, *ends[:-1]]
+    rows, points, values = parts["rows"], parts["points"], parts["values"]
+    return [Valued(rows[a:b], points[a:b], values[a:b], bag)
+            for a, b, bag in zip(starts, ends, parts["bags"].tolist(), strict=True)]  # fmt: skip
+
+
+def rollout_values(
+    start: PlayLayers,
+    out: str | Path,
+    cfg: RolloutConfig,
+    meta: dict,
+    earlier: list[Valued] | None = None,
+    save_to: str | Path | None = None,
+) -> Path:
+    """Collects with the network ``start`` (saving the positions to ``save_to``), fits a
+    new one on ``earlier`` positions and these, saves it to ``out``."""
     from agents.move_value.run import env_options
 
     data = collect(start, cfg)
-    torch.manual_seed(cfg.seed)
+    if save_to is not None:
+        save_positions(save_to, data)
+    data = [*(earlier or []), *data]
+    torch.manual_seed(cfg.seed_of_fit)
     net = MoveValueNet(ValueNetConfig(hidden=cfg.hidden, encoder=cfg.encoder))
     for row in fit(net, data, cfg):
         print({k: round(v, 4) if isinstance(v, float) else v for k, v in row.items()}, flush=True)

@@ -15,7 +15,9 @@ from agents.move_value.rollout_values import (
     RolloutConfig,
     Valued,
     fit,
+    load_positions,
     regret,
+    save_positions,
     value_game,
 )
 from qwirkle_cli import commands as cli
@@ -77,6 +79,7 @@ def test_regret_is_what_the_chosen_move_falls_short_of_the_best():
         ({"holdout": 0.9}, "holdout must be in"),
         ({"encoder": -1}, "encoder width must be >= 0"),
         ({"refill_samples": 0}, "refill_samples"),
+        ({"fit_seed": -2}, "fit_seed must be an integer >= -1"),
     ],
 )
 def test_settings_that_cannot_work_are_refused(option, message):
@@ -95,3 +98,68 @@ def test_the_command_writes_a_network_that_plays(tmp_path, value_ckpt, capsys):
     assert result["fallbacks"] == [0, 0] and result["end"] == "rules"
     with pytest.raises(SystemExit, match="sims must be an even integer"):
         cli.main(["rollout-values", "--to", str(out), "--sims", "3"])
+
+
+def test_saved_positions_load_as_they_were(tmp_path):
+    data = _synthetic(5, np.random.default_rng(1))
+    data[2] = Valued(data[2].rows[:3], data[2].points[:3], data[2].values[:3], 0)
+    back = load_positions(save_positions(tmp_path / "round1.npz", data))
+    assert len(back) == 5 and [d.bag for d in back] == [d.bag for d in data]
+    for a, b in zip(data, back, strict=True):
+        for name in ("rows", "points", "values"):
+            assert np.array_equal(getattr(a, name), getattr(b, name))
+
+
+def test_a_positions_file_of_another_kind_or_version_is_refused(tmp_path):
+    not_npz = tmp_path / "notes.npz"
+    not_npz.write_text("not an archive")
+    with pytest.raises(ValueError, match="is not a positions file of rollout-values"):
+        load_positions(not_npz)
+    other = tmp_path / "other.npz"
+    np.savez(other, weights=np.zeros(3))
+    with pytest.raises(ValueError, match="is not a positions file of rollout-values"):
+        load_positions(other)
+    good = save_positions(tmp_path / "good.npz", _synthetic(2, np.random.default_rng(2)))
+    with np.load(good) as f:
+        parts = dict(f)
+    older = tmp_path / "older.npz"
+    np.savez(older, **{**parts, "features": parts["features"][:-2],
+                       "rows": parts["rows"][:, :-2]})  # fmt: skip
+    with pytest.raises(ValueError, match="collect its positions again with this version"):
+        load_positions(older)
+    cut = tmp_path / "cut.npz"
+    np.savez(cut, **{**parts, "values": parts["values"][:-1]})
+    with pytest.raises(ValueError, match="do not fit together"):
+        load_positions(cut)
+    nan = tmp_path / "nan.npz"
+    np.savez(nan, **{**parts, "points": np.full_like(parts["points"], np.nan)})
+    with pytest.raises(ValueError, match="not finite"):
+        load_positions(nan)
+    bare = tmp_path / "bare.npy"
+    np.save(bare, parts["rows"])
+    with pytest.raises(ValueError, match="one array, not an archive"):
+        load_positions(bare)
+    truncated = tmp_path / "truncated.npz"
+    truncated.write_bytes(good.read_bytes()[:200])
+    with pytest.raises(ValueError, match="is not a positions file of rollout-values"):
+        load_positions(truncated)
+
+
+def test_a_second_round_fits_on_the_first_rounds_positions_too(tmp_path, value_ckpt, capsys):
+    """Round 1 saves its positions; round 2, played by round 1's network, fits on both."""
+    small = ["--games", "1", "--sims", "4", "--shortlist", "4", "--reply-samples", "2",
+             "--refill-samples", "2", "--epochs", "1", "--hidden", "8", "--encoder", "4",
+             "--processes", "1"]  # fmt: skip
+    first, second = tmp_path / "round1.pt", tmp_path / "round2.pt"
+    saved = tmp_path / "round1.npz"
+    cli.main(["rollout-values", "--start", str(value_ckpt), "--to", str(first),
+              "--save-positions", str(saved), *small])  # fmt: skip
+    n = len(load_positions(saved))
+    cli.main(["rollout-values", "--start", str(first), "--to", str(second), "--positions",
+              str(saved), "--seed", "1", "--fit-seed", "0", *small])  # fmt: skip
+    meta = torch.load(second, weights_only=True)
+    assert meta["step"] > n  # the positions of both rounds
+    assert meta["train"]["earlier_positions"] == [str(saved)]
+    assert meta["train"]["rollout_values"]["fit_seed"] == 0
+    with pytest.raises(SystemExit, match="not a positions file"):
+        cli.main(["rollout-values", "--to", str(second), "--positions", str(first), *small])
