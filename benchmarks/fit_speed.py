@@ -27,8 +27,7 @@ import torch
 
 from agents.move_value.features import NUM_MOVE_FEATURES
 from agents.move_value.network import MoveValueNet, ValueNetConfig
-from agents.move_value.rollout_values import RolloutConfig
-from qwirkle_env.candidates import ROW_FEATURES
+from agents.move_value.rollout_values import RolloutConfig, before_look
 
 
 def seconds_per_pass(rows: torch.Tensor, shortcut: bool, batch: int) -> tuple[float, float]:
@@ -40,8 +39,7 @@ def seconds_per_pass(rows: torch.Tensor, shortcut: bool, batch: int) -> tuple[fl
     wall, cpu = time.perf_counter(), time.process_time()
     for b in range(0, len(rows), batch):
         looked = rows[b : b + batch]
-        plain = looked.clone()
-        plain[..., len(ROW_FEATURES) :] = 0.0  # the rows before the look
+        plain = before_look(looked)
         second = net(plain, looked=False) if shortcut else net(plain)
         loss = net(looked).square().mean() + second.square().mean()
         opt.zero_grad()

@@ -46,8 +46,8 @@ from qwirkle_env.vector.rollouts import Rollouts
 from qwirkle_env.view import PlayerView
 
 __all__ = [
-    "RolloutConfig", "Valued", "collect", "fit", "load_positions", "regret", "rollout_values",
-    "save_positions",
+    "RolloutConfig", "Valued", "before_look", "collect", "fit", "load_positions", "regret",
+    "rollout_values", "save_positions",
 ]  # fmt: skip
 
 
@@ -207,8 +207,9 @@ def _arrays(data: list[Valued]) -> dict[str, torch.Tensor]:
     return {name: torch.from_numpy(a) for name, a in parts.items()}
 
 
-def _plain(rows: torch.Tensor) -> torch.Tensor:
-    """The rows as they were before the look ahead: its columns zero."""
+def before_look(rows: torch.Tensor) -> torch.Tensor:
+    """The rows as they were before the look ahead (its columns zero): what picks the
+    shortlist at play time, and the fit's second pass (``benchmarks/fit_speed.py`` too)."""
     plain = rows.clone()
     plain[..., len(ROW_FEATURES) :] = 0.0
     return plain
@@ -257,7 +258,7 @@ def fit(net: MoveValueNet, data: list[Valued], cfg: RolloutConfig) -> list[dict]
             want = _centred(target[idx], mask)
             loss = 0.0
             rows = a["rows"][idx]
-            for x, looked in ((rows, True), (_plain(rows), False)):
+            for x, looked in ((rows, True), (before_look(rows), False)):
                 worth = a["points"][idx] + net(x, looked)
                 loss = loss + ((_centred(worth, mask) - want) ** 2).sum() / mask.sum()
             opt.zero_grad()
