@@ -167,6 +167,10 @@ def build_parser() -> argparse.ArgumentParser:
         "--positions", nargs="+", default=[], metavar="PATH",
         help="earlier rounds' saved positions, fitted on before this run's own",
     )  # fmt: skip
+    r.add_argument(
+        "--judge", default=None, metavar="PATH",
+        help="with --leaf 1: the network that values the leaves (the shipped TD network)",
+    )  # fmt: skip
     add_fields(r, RolloutConfig)
     p = sub.add_parser("play", help="play against an agent in the terminal")
     p.add_argument("--opponent", default="greedy", help="agent spec, e.g. ckpt:PATH (greedy)")
@@ -405,9 +409,13 @@ def config_of(cls, args: argparse.Namespace, skip: tuple = ()):
 
 def start_network(args: argparse.Namespace) -> Path:
     """``--start``, or the shipped 2-player TD network."""
-    from agents.registry import VALUES_BY_SEATS, shipped_dir
+    return Path(args.start) if args.start else shipped_td_network()
 
-    return Path(args.start) if args.start else shipped_dir() / VALUES_BY_SEATS[2]
+
+def shipped_td_network() -> Path:
+    from agents.registry import value_paths
+
+    return value_paths()[2]
 
 
 def cmd_distil(args: argparse.Namespace) -> Path:
@@ -426,13 +434,18 @@ def cmd_rollout_values(args: argparse.Namespace) -> Path:
 
     cfg = config_of(RolloutConfig, args)
     start = start_network(args)
+    judge_path = Path(args.judge) if args.judge else shipped_td_network()
     try:
         player = value_agent(start)
+        judge = value_agent(judge_path).layers if cfg.leaf else None
         earlier = [d for path in args.positions for d in load_positions(path)]
     except ValueError as err:
         raise SystemExit(str(err)) from None
     meta = {"rollout_values_from": str(start), "earlier_positions": list(args.positions)}
-    path = rollout_values(player.layers, args.to, cfg, meta, earlier, args.save_positions)
+    if cfg.leaf:
+        meta["leaves_judged_by"] = str(judge_path)
+    path = rollout_values(player.layers, args.to, cfg, meta, earlier, args.save_positions,
+                          judge)  # fmt: skip
     print(f"wrote {path}: evaluate it with python train.py evaluate --agents ckpt:{path} greedy")
     return path
 

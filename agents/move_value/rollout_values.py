@@ -12,6 +12,11 @@ squared error after the position's mean is taken off both, since only the differ
 choose. It is fitted twice over, on the rows as the look ahead fills them and as they are
 before it (the cheap rows that pick the shortlist at play time).
 
+With ``leaf=1`` the simulations are judged as ``learned-search`` judges its own (the
+opponents' greedy replies, then the margin plus the judge network's best worth, which sees
+what each player is left holding), while the bag holds tiles: targets from a better judge
+than the search's, at the price of a move generation and a network pass per simulated move.
+
 Rounds: a run may save the positions it valued (``save_positions``) and fit on earlier
 runs' positions beside its own (``load_positions``), so the next round's games are played
 by the network the last round fitted and the fit sees every round.
@@ -39,6 +44,7 @@ from agents.move_value.agent import look_at_best, move_values, pick
 from agents.move_value.features import FEATURES, NUM_MOVE_FEATURES, POINT_SCALE, candidates
 from agents.move_value.look_ahead import LookAhead
 from agents.move_value.network import MoveValueNet, PlayLayers, ValueNetConfig
+from agents.move_value.search import leaf_value
 from qwirkle_env.candidates import ROW_FEATURES
 from qwirkle_env.engine.game import Game
 from qwirkle_env.position import Position
@@ -47,7 +53,7 @@ from qwirkle_env.view import PlayerView
 
 __all__ = [
     "RolloutConfig", "Valued", "before_look", "collect", "fit", "load_positions", "regret",
-    "rollout_values", "save_positions",
+    "rollout_values", "save_positions", "simulated",
 ]  # fmt: skip
 
 
@@ -61,6 +67,9 @@ class RolloutConfig:
     """simulations per position (even: two halves are kept apart to judge the fit)"""
     depth: int = 2
     """greedy turns after each move in a simulation (to the end once the bag is empty)"""
+    leaf: int = 0
+    """1: while the bag holds tiles, a simulation ends after the opponents' greedy replies
+    and the judge network values what is left, as learned-search's simulations do"""
     temperature: float = 0.05
     """how the collecting network samples its moves (POINT_SCALE units)"""
     shortlist: int = 20
@@ -97,6 +106,7 @@ class RolloutConfig:
                 ("games", "an integer >= 1", self.games >= 1),
                 ("sims", "an even integer >= 2", self.sims >= 2 and self.sims % 2 == 0),
                 ("depth", "an integer >= 1", self.depth >= 1),
+                ("leaf", "0 or 1", self.leaf in (0, 1)),
                 ("temperature", ">= 0", self.temperature >= 0),
                 ("shortlist", "an integer >= 2", self.shortlist >= 2),
                 ("epochs", "an integer >= 1", self.epochs >= 1),
@@ -142,7 +152,7 @@ class Valued:
 
 def value_game(task: tuple) -> list[Valued]:
     """The positions of one self-play game of the network ``layers``, valued."""
-    layers, seed, cfg = task
+    layers, judge, seed, cfg = task
     torch.set_num_threads(1)
     how = cfg.look_ahead()
     rng = random.Random(seed)
@@ -157,7 +167,8 @@ def value_game(task: tuple) -> list[Valued]:
             short, again = look_at_best(layers, cands, worth, rng, how)
             out.append(Valued(cands.features[short].astype(np.float32),
                               cands.points[short].astype(np.float32),
-                              simulated(game, cands, short, cfg, rng), game.bag_size))  # fmt: skip
+                              simulated(game, cands, short, cfg, rng, judge),
+                              game.bag_size))  # fmt: skip
             i = int(short[pick(again, cfg.temperature, rng)])
         kind, what = cands.move(i)
         if kind == "place":
@@ -167,21 +178,34 @@ def value_game(task: tuple) -> list[Valued]:
     return out
 
 
-def simulated(game: Game, cands, short: np.ndarray, cfg: RolloutConfig, rng) -> np.ndarray:
+def simulated(
+    game: Game, cands, short: np.ndarray, cfg: RolloutConfig, rng, judge: PlayLayers | None
+) -> np.ndarray:
     """The mean final margin of each move of ``short`` over each half of ``cfg.sims``
-    simulations, as the search's rollouts play them (the mover sees only their own hand)."""
+    simulations, as the search's rollouts play them (the mover sees only their own hand);
+    with ``cfg.leaf`` and tiles in the bag, the learned search's leaf values instead."""
     moves = [as_move(*cands.move(int(j))) for j in short]
     view = PlayerView.of(game, game.current)
-    rollouts = Rollouts(view.sample_game(rng), moves)
-    depth = None if game.bag_size == 0 else cfg.depth
-    found = np.array([rollouts.simulate(rng.randrange(2**63), depth) for _ in range(cfg.sims)])
+    if cfg.leaf and game.bag_size > 0:
+        deals = (view.sample_game(rng) for _ in range(cfg.sims))
+        found = np.array([[leaf_value(d, m, judge, rng) for m in moves] for d in deals])
+    else:
+        rollouts = Rollouts(view.sample_game(rng), moves)
+        depth = None if game.bag_size == 0 else cfg.depth
+        sims = range(cfg.sims)
+        found = np.array([rollouts.simulate(rng.randrange(2**63), depth) for _ in sims])
     half = cfg.sims // 2
     return np.stack([found[:half].mean(0), found[half:].mean(0)], 1).astype(np.float32)
 
 
-def collect(layers: PlayLayers, cfg: RolloutConfig) -> list[Valued]:
-    """The valued positions of ``cfg.games`` games, in worker processes."""
-    tasks = [(layers, cfg.seed * 1_000_003 + i, cfg) for i in range(cfg.games)]
+def collect(
+    layers: PlayLayers, cfg: RolloutConfig, judge: PlayLayers | None = None
+) -> list[Valued]:
+    """The valued positions of ``cfg.games`` games, in worker processes; ``judge`` values
+    the simulations' leaves (``cfg.leaf``)."""
+    if cfg.leaf and judge is None:
+        raise ValueError("rollout values: leaf=1 needs a judge network")
+    tasks = [(layers, judge, cfg.seed * 1_000_003 + i, cfg) for i in range(cfg.games)]
     out: list[Valued] = []
     if cfg.processes == 1:
         for task in tqdm(tasks, desc="valued games"):
@@ -338,12 +362,14 @@ def rollout_values(
     meta: dict,
     earlier: list[Valued] | None = None,
     save_to: str | Path | None = None,
+    judge: PlayLayers | None = None,
 ) -> Path:
-    """Collects with the network ``start`` (saving the positions to ``save_to``), fits a
-    new one on ``earlier`` positions and these, saves it to ``out``."""
+    """Collects with the network ``start`` (``judge`` values the leaves; the positions are
+    saved to ``save_to``), fits a new one on ``earlier`` positions and these, saves it to
+    ``out``."""
     from agents.move_value.run import env_options
 
-    data = collect(start, cfg)
+    data = collect(start, cfg, judge)
     if save_to is not None:
         save_positions(save_to, data)
     data = [*(earlier or []), *data]

@@ -91,21 +91,9 @@ class LearnedSearchAgent(SearchAgent):
 
         def simulate() -> np.ndarray:
             deal = view.sample_game(self.rng)
-            return np.array([self.leaf_value(deal, move, layers) for move in moves])
+            return np.array([leaf_value(deal, move, layers, self.rng) for move in moves])
 
         return simulate
-
-    def leaf_value(self, deal: Game, move: Move, layers: list) -> float:
-        """``move`` in a copy of ``deal``, the opponents' greedy replies, then the margin
-        from the mover's seat plus the network's best worth there, in points."""
-        game = deal.clone()
-        seat = game.current
-        game.apply(move)
-        greedy_rollout(game, game.num_players - 1, self.rng)
-        value = margin(game.scores, seat)
-        if not game.over and game.current == seat:
-            value += turn_worth(layers, game)
-        return value
 
     def ranking(self, view: PlayerView, k: int) -> tuple[Candidates, np.ndarray, np.ndarray]:
         """Every legal move (``Candidates``), the rows the network looked at two moves
@@ -143,6 +131,20 @@ def rank_moves(
         worth[short] = again
         order = short[np.argsort(-again, kind="stable")]
     return cands, order, worth
+
+
+def leaf_value(deal: Game, move: Move, layers: list, rng: random.Random) -> float:
+    """``move`` in a copy of ``deal``, the opponents' greedy replies, then the margin from
+    the mover's seat plus the network's best worth there, in points: how the learned search
+    judges a simulation (and ``rollout-values --leaf 1`` its training targets)."""
+    game = deal.clone()
+    seat = game.current
+    game.apply(move)
+    greedy_rollout(game, game.num_players - 1, rng)
+    value = margin(game.scores, seat)
+    if not game.over and game.current == seat:
+        value += turn_worth(layers, game)
+    return value
 
 
 def turn_worth(layers: list, game: Game) -> float:

@@ -4,23 +4,38 @@ its regret, the settings it refuses, and the command end to end."""
 
 from __future__ import annotations
 
+import random
+
 import numpy as np
 import pytest
 import torch
 
+from agents.base import as_move
 from agents.evaluation.harness import play_game
-from agents.move_value.features import NUM_BASE_FEATURES, NUM_MOVE_FEATURES, POINT_SCALE
+from agents.move_value.features import (
+    NUM_BASE_FEATURES,
+    NUM_MOVE_FEATURES,
+    POINT_SCALE,
+    candidates,
+)
 from agents.move_value.network import MoveValueNet, ValueNetConfig
 from agents.move_value.rollout_values import (
     RolloutConfig,
     Valued,
+    collect,
     fit,
     load_positions,
     regret,
     save_positions,
+    simulated,
     value_game,
 )
+from agents.move_value.search import leaf_value
+from agents.scripted.search import greedy_rollout
 from qwirkle_cli import commands as cli
+from qwirkle_env.engine.game import Game
+from qwirkle_env.position import Position
+from qwirkle_env.view import PlayerView
 
 torch.set_num_threads(1)
 TINY = {"games": 1, "sims": 4, "shortlist": 4, "reply_samples": 2, "refill_samples": 2,
@@ -29,7 +44,7 @@ TINY = {"games": 1, "sims": 4, "shortlist": 4, "reply_samples": 2, "refill_sampl
 
 def test_a_valued_position_holds_its_looked_at_moves_and_both_halves_of_the_sims():
     cfg = RolloutConfig(**TINY)
-    found = value_game((MoveValueNet().numpy_layers(), 3, cfg))
+    found = value_game((MoveValueNet().numpy_layers(), None, 3, cfg))
     assert len(found) > 10
     for d in found:
         k = len(d.points)
@@ -37,8 +52,50 @@ def test_a_valued_position_holds_its_looked_at_moves_and_both_halves_of_the_sims
         assert d.rows.shape == (k, NUM_MOVE_FEATURES)
     looked = [d for d in found if d.rows[:, NUM_BASE_FEATURES:].any()]
     assert looked and all(0 <= d.bag <= 108 for d in found)
-    again = value_game((MoveValueNet().numpy_layers(), 3, cfg))
+    again = value_game((MoveValueNet().numpy_layers(), None, 3, cfg))
     assert all(np.array_equal(a.values, b.values) for a, b in zip(found, again, strict=True))
+
+
+def _position(bag_empty: bool) -> tuple[Game, object, np.ndarray]:
+    """A 2-player game some greedy turns in (until the bag is empty, if asked), its moves,
+    and the first five."""
+    game, rng = Game(2, seed=8), random.Random(1)
+    greedy_rollout(game, 10, rng)
+    while bag_empty and game.bag_size > 0:
+        greedy_rollout(game, 1, rng)
+    cands = candidates(Position.of_game(game))
+    return game, cands, np.arange(min(5, len(cands)))
+
+
+def test_with_leaf_a_move_is_worth_the_learned_search_s_leaf_values_in_fresh_deals():
+    game, cands, short = _position(bag_empty=False)
+    assert game.bag_size > 0
+    judge = MoveValueNet().numpy_layers()
+    cfg = RolloutConfig(sims=4, leaf=1)
+    got = simulated(game, cands, short, cfg, random.Random(5), judge)
+    rng = random.Random(5)  # the same draws, in the same order
+    moves = [as_move(*cands.move(int(j))) for j in short]
+    view = PlayerView.of(game, game.current)
+    want = []
+    for _ in range(4):
+        deal = view.sample_game(rng)
+        want.append([leaf_value(deal, m, judge, rng) for m in moves])
+    want = np.array(want)
+    halves = np.stack([want[:2].mean(0), want[2:].mean(0)], 1)
+    assert got.shape == (len(short), 2)
+    assert np.allclose(got, halves, atol=1e-4)
+    plain = simulated(game, cands, short, RolloutConfig(sims=4), random.Random(5), None)
+    assert not np.allclose(plain, got)  # the greedy play-outs' margins are another judge
+
+
+def test_with_leaf_the_endgame_is_still_played_out_to_the_end():
+    """Once the bag is empty nothing is hidden: the play-outs to the end stay the targets."""
+    game, cands, short = _position(bag_empty=True)
+    assert game.bag_size == 0 and not game.over
+    judge = MoveValueNet().numpy_layers()
+    leaf = simulated(game, cands, short, RolloutConfig(sims=4, leaf=1), random.Random(2), judge)
+    plain = simulated(game, cands, short, RolloutConfig(sims=4), random.Random(2), None)
+    assert np.array_equal(leaf, plain)
 
 
 def _synthetic(n: int, rng: np.random.Generator) -> list[Valued]:
@@ -80,11 +137,17 @@ def test_regret_is_what_the_chosen_move_falls_short_of_the_best():
         ({"encoder": -1}, "encoder width must be >= 0"),
         ({"refill_samples": 0}, "refill_samples"),
         ({"fit_seed": -2}, "fit_seed must be an integer >= -1"),
+        ({"leaf": 2}, "leaf must be 0 or 1"),
     ],
 )
 def test_settings_that_cannot_work_are_refused(option, message):
     with pytest.raises(ValueError, match=message):
         RolloutConfig(**option)
+
+
+def test_leaf_values_need_a_judge_network():
+    with pytest.raises(ValueError, match="leaf=1 needs a judge network"):
+        collect(MoveValueNet().numpy_layers(), RolloutConfig(leaf=1))
 
 
 def test_the_command_writes_a_network_that_plays(tmp_path, value_ckpt, capsys):
@@ -98,6 +161,23 @@ def test_the_command_writes_a_network_that_plays(tmp_path, value_ckpt, capsys):
     assert result["fallbacks"] == [0, 0] and result["end"] == "rules"
     with pytest.raises(SystemExit, match="sims must be an even integer"):
         cli.main(["rollout-values", "--to", str(out), "--sims", "3"])
+
+
+def test_the_command_judges_leaves_by_the_network_it_is_given(tmp_path, value_ckpt):
+    small = ["--games", "1", "--sims", "2", "--shortlist", "4", "--reply-samples", "2",
+             "--refill-samples", "2", "--epochs", "1", "--hidden", "8", "--encoder", "4",
+             "--processes", "1", "--leaf", "1"]  # fmt: skip
+    out = tmp_path / "leaf.pt"
+    cli.main(["rollout-values", "--start", str(value_ckpt), "--judge", str(value_ckpt),
+              "--to", str(out), *small])  # fmt: skip
+    meta = torch.load(out, weights_only=True)
+    assert meta["train"]["leaves_judged_by"] == str(value_ckpt)
+    assert meta["train"]["rollout_values"]["leaf"] == 1
+    notes = tmp_path / "notes.pt"
+    notes.write_text("not a checkpoint")
+    with pytest.raises(SystemExit, match="notes.pt"):
+        cli.main(["rollout-values", "--start", str(value_ckpt), "--judge", str(notes),
+                  "--to", str(out), *small])  # fmt: skip
 
 
 def test_saved_positions_load_as_they_were(tmp_path):

@@ -82,6 +82,7 @@ def test_a_leaf_value_is_the_margin_after_the_replies_plus_the_network_s_best_wo
 
     from agents.move_value.agent import move_values
     from agents.move_value.features import POINT_SCALE, candidates
+    from agents.move_value.search import leaf_value
     from agents.scripted.search import greedy_rollout
     from qwirkle_env.position import Position
     from qwirkle_env.spec import margin
@@ -94,7 +95,7 @@ def test_a_leaf_value_is_the_margin_after_the_replies_plus_the_network_s_best_wo
     layers = agent.network.network(2).layers
     for move in game.legal_moves()[:5]:
         state = agent.rng.getstate()
-        got = agent.leaf_value(game, move, layers)
+        got = leaf_value(game, move, layers, agent.rng)
         replay, rng = game.clone(), random.Random()
         rng.setstate(state)
         replay.apply(move)
