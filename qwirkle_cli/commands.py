@@ -434,6 +434,8 @@ def cmd_rollout_values(args: argparse.Namespace) -> Path:
 
     cfg = config_of(RolloutConfig, args)
     start = start_network(args)
+    if args.judge and not cfg.leaf:
+        raise SystemExit("--judge values the leaves of --leaf 1 only: add --leaf 1 or drop it")
     judge_path = Path(args.judge) if args.judge else shipped_td_network()
     try:
         player = value_agent(start)

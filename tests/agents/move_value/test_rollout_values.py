@@ -178,6 +178,9 @@ def test_the_command_judges_leaves_by_the_network_it_is_given(tmp_path, value_ck
     with pytest.raises(SystemExit, match="notes.pt"):
         cli.main(["rollout-values", "--start", str(value_ckpt), "--judge", str(notes),
                   "--to", str(out), *small])  # fmt: skip
+    with pytest.raises(SystemExit, match="--judge values the leaves of --leaf 1 only"):
+        cli.main(["rollout-values", "--start", str(value_ckpt), "--judge", str(value_ckpt),
+                  "--to", str(out), *small[:-2]])  # fmt: skip
 
 
 def test_saved_positions_load_as_they_were(tmp_path):
