@@ -438,8 +438,8 @@ def cmd_rollout_values(args: argparse.Namespace) -> Path:
         raise SystemExit("--judge values the leaves of --leaf 1 only: add --leaf 1 or drop it")
     judge_path = Path(args.judge) if args.judge else shipped_td_network()
     try:
-        player = value_agent(start)
-        judge = value_agent(judge_path).layers if cfg.leaf else None
+        player = value_agent(start).network(2)  # the games are 2-player games
+        judge = value_agent(judge_path).network(2).layers if cfg.leaf else None
         earlier = [d for path in args.positions for d in load_positions(path)]
     except ValueError as err:
         raise SystemExit(str(err)) from None

@@ -11,6 +11,7 @@ import pytest
 import torch
 
 from agents.base import as_move
+from agents.checkpoint import save_checkpoint
 from agents.evaluation.harness import play_game
 from agents.move_value.features import (
     NUM_BASE_FEATURES,
@@ -18,6 +19,7 @@ from agents.move_value.features import (
     POINT_SCALE,
     candidates,
 )
+from agents.move_value.look_ahead import LookAhead
 from agents.move_value.network import MoveValueNet, ValueNetConfig
 from agents.move_value.rollout_values import (
     RolloutConfig,
@@ -30,6 +32,7 @@ from agents.move_value.rollout_values import (
     simulated,
     value_game,
 )
+from agents.move_value.run import env_options
 from agents.move_value.search import leaf_value
 from agents.scripted.search import greedy_rollout
 from qwirkle_cli import commands as cli
@@ -178,6 +181,12 @@ def test_the_command_judges_leaves_by_the_network_it_is_given(tmp_path, value_ck
     with pytest.raises(SystemExit, match="notes.pt"):
         cli.main(["rollout-values", "--start", str(value_ckpt), "--judge", str(notes),
                   "--to", str(out), *small])  # fmt: skip
+    for_34 = save_checkpoint(tmp_path / "td34.pt", MoveValueNet(), env_options(LookAhead()),
+                             {"players": "3,4"}, 5)  # fmt: skip
+    for flag in ("--judge", "--start"):
+        with pytest.raises(SystemExit, match="trained for 3, 4-player games, not 2"):
+            cli.main(["rollout-values", "--start", str(value_ckpt), "--judge", str(value_ckpt),
+                      flag, str(for_34), "--to", str(out), *small])  # fmt: skip
     with pytest.raises(SystemExit, match="--judge values the leaves of --leaf 1 only"):
         cli.main(["rollout-values", "--start", str(value_ckpt), "--judge", str(value_ckpt),
                   "--to", str(out), *small[:-2]])  # fmt: skip
