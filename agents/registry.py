@@ -90,6 +90,16 @@ def shipped_dir() -> Path:
     return here / "shipped" if (here / "shipped").is_dir() else here.parent / "checkpoints"
 
 
+def recorded_name(path: str | Path) -> str:
+    """How a train record names a checkpoint: a shipped one as ``checkpoints/FILE``, so the
+    record does not carry the directories of the machine that built it; any other as
+    given."""
+    try:
+        return (Path("checkpoints") / Path(path).resolve().relative_to(shipped_dir())).as_posix()
+    except ValueError:
+        return str(path)
+
+
 def checkpoint_path(spec: str) -> Path | None:
     """The checkpoint file a spec plays (a shipped name or ``ckpt:PATH``), else None. A path
     to a shipped file under its old name loads the file with a DeprecationWarning that names

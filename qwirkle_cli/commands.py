@@ -420,17 +420,20 @@ def shipped_td_network() -> Path:
 
 def cmd_distil(args: argparse.Namespace) -> Path:
     from agents.move_value.distil import distil
+    from agents.registry import recorded_name
 
     cfg = config_of(DistilConfig, args, skip=("sims",))
     start = start_network(args)
-    path = distil(start, args.to, cfg)
+    path = distil(start, args.to, cfg, named=recorded_name(start))
     print(f"wrote {path}: evaluate it with python train.py evaluate --agents ckpt:{path} greedy")
     return path
 
 
 def cmd_rollout_values(args: argparse.Namespace) -> Path:
     from agents.loading import value_agent
-    from agents.move_value.rollout_values import load_positions, rollout_values
+    from agents.move_value.rollout_values import rollout_values
+    from agents.move_value.valued import load_positions
+    from agents.registry import recorded_name
 
     cfg = config_of(RolloutConfig, args)
     start = start_network(args)
@@ -443,9 +446,9 @@ def cmd_rollout_values(args: argparse.Namespace) -> Path:
         earlier = [d for path in args.positions for d in load_positions(path)]
     except ValueError as err:
         raise SystemExit(str(err)) from None
-    meta = {"rollout_values_from": str(start), "earlier_positions": list(args.positions)}
+    meta = {"rollout_values_from": recorded_name(start), "earlier_positions": list(args.positions)}
     if cfg.leaf:
-        meta["leaves_judged_by"] = str(judge_path)
+        meta["leaves_judged_by"] = recorded_name(judge_path)
     path = rollout_values(player.layers, args.to, cfg, meta, earlier, args.save_positions,
                           judge)  # fmt: skip
     print(f"wrote {path}: evaluate it with python train.py evaluate --agents ckpt:{path} greedy")

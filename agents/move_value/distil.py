@@ -189,14 +189,15 @@ def _padded(batch: list[Decision], width: int):
     return torch.from_numpy(x), torch.from_numpy(points), torch.from_numpy(mask), chosen
 
 
-def distil(start: str | Path, out: str | Path, cfg: DistilConfig) -> Path:
-    """One round: collect from the network at ``start``, fine-tune it, save it to ``out``."""
+def distil(start: str | Path, out: str | Path, cfg: DistilConfig, named: str | None = None) -> Path:
+    """One round: collect from the network at ``start``, fine-tune it, save it to ``out``;
+    its train record names ``start`` as ``named`` (default: the path as given)."""
     net, meta = load_checkpoint(start, kind=MoveValueNet)
     data = collect(start, cfg)
     history = fine_tune(net, data, cfg)
     for row in history:
         print(row)
-    train = {**meta.get("train", {}), "distil": cfg.to_dict(), "distil_from": str(start)}
+    train = {**meta.get("train", {}), "distil": cfg.to_dict(), "distil_from": named or str(start)}
     return save_checkpoint(out, net, meta["env"], train, meta.get("step", 0))
 
 

@@ -16,9 +16,13 @@ With ``leaf=1`` the simulations are judged as ``learned-search`` judges its own 
 opponents' greedy replies, then the margin plus the judge network's best worth, which sees
 what each player is left holding), while the bag holds tiles: targets from a better judge
 than the search's, at the price of a move generation and a network pass per simulated move.
+With ``top`` > 0 that judge is spent where a choice is made: only the look's best ``top``
+moves are leaf-judged, in ``top_sims`` simulations (as the learned search chooses among
+its few candidates), and every move keeps the greedy play-outs' values, which rank the
+rest; the fit learns both.
 
-Rounds: a run may save the positions it valued (``save_positions``) and fit on earlier
-runs' positions beside its own (``load_positions``), so the next round's games are played
+Rounds: a run may save the positions it valued (``agents.move_value.valued``) and fit on
+earlier runs' positions beside its own, so the next round's games are played
 by the network the last round fitted and the fit sees every round.
 
 The network plays one ply, as the TD network does: the simulations only make its training
@@ -29,7 +33,6 @@ value for the leaves of a search; ``learned-search`` keeps the TD network.
 from __future__ import annotations
 
 import random
-import zipfile
 from dataclasses import asdict, dataclass
 from multiprocessing import get_context
 from pathlib import Path
@@ -41,10 +44,11 @@ from tqdm import tqdm
 from agents.base import as_move
 from agents.checkpoint import save_checkpoint
 from agents.move_value.agent import look_at_best, move_values, pick
-from agents.move_value.features import FEATURES, NUM_MOVE_FEATURES, POINT_SCALE, candidates
+from agents.move_value.features import NUM_MOVE_FEATURES, POINT_SCALE, candidates
 from agents.move_value.look_ahead import LookAhead
 from agents.move_value.network import MoveValueNet, PlayLayers, ValueNetConfig
 from agents.move_value.search import leaf_value
+from agents.move_value.valued import Valued, save_positions
 from qwirkle_env.candidates import ROW_FEATURES
 from qwirkle_env.engine.game import Game
 from qwirkle_env.position import Position
@@ -52,8 +56,8 @@ from qwirkle_env.vector.rollouts import Rollouts
 from qwirkle_env.view import PlayerView
 
 __all__ = [
-    "RolloutConfig", "Valued", "before_look", "collect", "fit", "load_positions", "regret",
-    "rollout_values", "save_positions", "simulated",
+    "RolloutConfig", "before_look", "collect", "fit", "judged_closely", "regret",
+    "rollout_values", "simulated",
 ]  # fmt: skip
 
 
@@ -70,6 +74,13 @@ class RolloutConfig:
     leaf: int = 0
     """1: while the bag holds tiles, a simulation ends after the opponents' greedy replies
     and the judge network values what is left, as learned-search's simulations do"""
+    top: int = 0
+    """with leaf 1: leaf-judge only the look's best TOP moves, in top_sims simulations, and
+    value every move by the greedy play-outs beside (0: every move leaf-judged, in sims)"""
+    top_sims: int = 64
+    """leaf-judged simulations of the top moves (even)"""
+    top_weight: float = 1.0
+    """the fit's weight on the top moves' leaf values, beside the greedy values of all"""
     temperature: float = 0.05
     """how the collecting network samples its moves (POINT_SCALE units)"""
     shortlist: int = 20
@@ -107,6 +118,13 @@ class RolloutConfig:
                 ("sims", "an even integer >= 2", self.sims >= 2 and self.sims % 2 == 0),
                 ("depth", "an integer >= 1", self.depth >= 1),
                 ("leaf", "0 or 1", self.leaf in (0, 1)),
+                (
+                    "top",
+                    "0, or an integer >= 2 with leaf 1",
+                    self.top == 0 or (self.top >= 2 and self.leaf == 1),
+                ),
+                ("top_sims", "an even integer >= 2", self.top_sims >= 2 and self.top_sims % 2 == 0),
+                ("top_weight", ">= 0", self.top_weight >= 0),
                 ("temperature", ">= 0", self.temperature >= 0),
                 ("shortlist", "an integer >= 2", self.shortlist >= 2),
                 ("epochs", "an integer >= 1", self.epochs >= 1),
@@ -140,16 +158,6 @@ class RolloutConfig:
         return self.seed if self.fit_seed == -1 else self.fit_seed
 
 
-@dataclass
-class Valued:
-    """One position: the moves looked at (the network's best first) and their values."""
-
-    rows: np.ndarray  # float32 (k, NUM_MOVE_FEATURES): the rows the look ahead filled
-    points: np.ndarray  # float32 (k,): points now
-    values: np.ndarray  # float32 (k, 2): mean final margin, over each half of the sims
-    bag: int  # tiles in the bag
-
-
 def value_game(task: tuple) -> list[Valued]:
     """The positions of one self-play game of the network ``layers``, valued."""
     layers, judge, seed, cfg = task
@@ -165,10 +173,15 @@ def value_game(task: tuple) -> list[Valued]:
             i = pick(worth, 0.0, rng)
         else:
             short, again = look_at_best(layers, cands, worth, rng, how)
-            out.append(Valued(cands.features[short].astype(np.float32),
-                              cands.points[short].astype(np.float32),
-                              simulated(game, cands, short, cfg, rng, judge),
-                              game.bag_size))  # fmt: skip
+            found = Valued(
+                cands.features[short].astype(np.float32),
+                cands.points[short].astype(np.float32),
+                simulated(game, cands, short, cfg, rng, judge),
+                game.bag_size,
+            )
+            if cfg.top:
+                found.judged = judged_closely(game, cands, short, again, cfg, rng, judge)
+            out.append(found)
             i = int(short[pick(again, cfg.temperature, rng)])
         kind, what = cands.move(i)
         if kind == "place":
@@ -183,18 +196,48 @@ def simulated(
 ) -> np.ndarray:
     """The mean final margin of each move of ``short`` over each half of ``cfg.sims``
     simulations, as the search's rollouts play them (the mover sees only their own hand);
-    with ``cfg.leaf`` and tiles in the bag, the learned search's leaf values instead."""
+    with ``cfg.leaf`` (and no ``cfg.top``) and tiles in the bag, the learned search's leaf
+    values instead."""
     moves = [as_move(*cands.move(int(j))) for j in short]
     view = PlayerView.of(game, game.current)
-    if cfg.leaf and game.bag_size > 0:
-        deals = (view.sample_game(rng) for _ in range(cfg.sims))
-        found = np.array([[leaf_value(d, m, judge, rng) for m in moves] for d in deals])
-    else:
-        rollouts = Rollouts(view.sample_game(rng), moves)
-        depth = None if game.bag_size == 0 else cfg.depth
-        sims = range(cfg.sims)
-        found = np.array([rollouts.simulate(rng.randrange(2**63), depth) for _ in sims])
-    half = cfg.sims // 2
+    if cfg.leaf and not cfg.top and game.bag_size > 0:
+        return _leaf_values(view, moves, cfg.sims, rng, judge)
+    rollouts = Rollouts(view.sample_game(rng), moves)
+    depth = None if game.bag_size == 0 else cfg.depth
+    sims = range(cfg.sims)
+    return _halves(np.array([rollouts.simulate(rng.randrange(2**63), depth) for _ in sims]))
+
+
+def judged_closely(
+    game: Game,
+    cands,
+    short: np.ndarray,
+    again: np.ndarray,
+    cfg: RolloutConfig,
+    rng,
+    judge: PlayLayers | None,
+) -> np.ndarray:
+    """The leaf values, over each half of ``cfg.top_sims`` simulations, of the best
+    ``cfg.top`` moves of ``short`` by their looked-at worth ``again``; NaN for the others,
+    and for every move once the bag is empty (the play-outs to the end judge those)."""
+    out = np.full((len(short), 2), np.nan, np.float32)
+    if game.bag_size > 0:
+        best = np.argsort(-again, kind="stable")[: cfg.top]
+        moves = [as_move(*cands.move(int(j))) for j in short[best]]
+        view = PlayerView.of(game, game.current)
+        out[best] = _leaf_values(view, moves, cfg.top_sims, rng, judge)
+    return out
+
+
+def _leaf_values(
+    view: PlayerView, moves: list, sims: int, rng, judge: PlayLayers | None
+) -> np.ndarray:
+    deals = (view.sample_game(rng) for _ in range(sims))
+    return _halves(np.array([[leaf_value(d, m, judge, rng) for m in moves] for d in deals]))
+
+
+def _halves(found: np.ndarray) -> np.ndarray:
+    half = len(found) // 2
     return np.stack([found[:half].mean(0), found[half:].mean(0)], 1).astype(np.float32)
 
 
@@ -218,16 +261,22 @@ def collect(
 
 
 def _arrays(data: list[Valued]) -> dict[str, torch.Tensor]:
-    """The positions padded to one width, with a mask of the real moves."""
+    """The positions padded to one width, with a mask of the real moves (and of the
+    leaf-judged ones)."""
     n, k = len(data), max(len(d.points) for d in data)
     rows = np.zeros((n, k, NUM_MOVE_FEATURES), np.float32)
     points = np.zeros((n, k), np.float32)
     vals, mask = np.zeros((n, k, 2), np.float32), np.zeros((n, k), np.float32)
+    judged, judged_mask = np.zeros((n, k, 2), np.float32), np.zeros((n, k), np.float32)
     for j, d in enumerate(data):
         m = len(d.points)
         rows[j, :m], points[j, :m] = d.rows, d.points / POINT_SCALE
         vals[j, :m], mask[j, :m] = d.values / POINT_SCALE, 1.0
-    parts = {"rows": rows, "points": points, "values": vals, "mask": mask}
+        if d.judged is not None:
+            seen = np.isfinite(d.judged).all(-1)
+            judged[j, :m][seen], judged_mask[j, :m] = d.judged[seen] / POINT_SCALE, seen
+    parts = {"rows": rows, "points": points, "values": vals, "mask": mask,
+             "judged": judged, "judged_mask": judged_mask}  # fmt: skip
     return {name: torch.from_numpy(a) for name, a in parts.items()}
 
 
@@ -254,10 +303,11 @@ def regret(worth: np.ndarray, judge: np.ndarray, mask: np.ndarray) -> float:
 
 
 def fit(net: MoveValueNet, data: list[Valued], cfg: RolloutConfig) -> list[dict]:
-    """Trains ``net`` in place on ``data``'s values; one dict per epoch: the loss, and on
-    the held-out positions the regret of the network's choice, in points, judged by the
-    second half of the simulations (``regret_first_half``: the choice of a search with the
-    first half's values, for scale)."""
+    """Trains ``net`` in place on ``data``'s values (and, weighed by ``cfg.top_weight``, on
+    the leaf values of the moves judged closely); one dict per epoch: the loss, and on the
+    held-out positions the regret of the network's choice, in points, judged by the second
+    half of the simulations (``regret_first_half``: the choice of a search with the first
+    half's values, for scale; ``regret_top``: the same among the closely judged moves)."""
     gen = np.random.default_rng(cfg.seed_of_fit)
     order = gen.permutation(len(data))
     cut = int(round(cfg.holdout * len(data)))
@@ -269,6 +319,12 @@ def fit(net: MoveValueNet, data: list[Valued], cfg: RolloutConfig) -> list[dict]
     second = a["values"][held_idx, :, 1].numpy() * POINT_SCALE
     first = a["values"][held_idx, :, 0].numpy() * POINT_SCALE
     scale = regret(first, second, held_mask) if len(held) else None
+    top = a["judged_mask"][held_idx].numpy()
+    top_held = top.any(-1)  # the held-out positions with closely judged moves
+    top_second = a["judged"][held_idx, :, 1].numpy()[top_held] * POINT_SCALE
+    top_first = a["judged"][held_idx, :, 0].numpy()[top_held] * POINT_SCALE
+    top_scale = regret(top_first, top_second, top[top_held]) if top_held.any() else None
+    judged_target = a["judged"].mean(-1)
     opt = torch.optim.Adam(net.parameters(), lr=cfg.lr)
     history = []
     for epoch in range(cfg.epochs):
@@ -285,6 +341,10 @@ def fit(net: MoveValueNet, data: list[Valued], cfg: RolloutConfig) -> list[dict]
             for x, looked in ((rows, True), (before_look(rows), False)):
                 worth = a["points"][idx] + net(x, looked)
                 loss = loss + ((_centred(worth, mask) - want) ** 2).sum() / mask.sum()
+                closely = a["judged_mask"][idx]
+                if looked and cfg.top_weight and closely.sum() > 0:  # the leaf judge's differences
+                    close = (_centred(worth, closely) - _centred(judged_target[idx], closely)) ** 2
+                    loss = loss + cfg.top_weight * close.sum() / closely.sum()
             opt.zero_grad()
             loss.backward()
             opt.step()
@@ -295,64 +355,11 @@ def fit(net: MoveValueNet, data: list[Valued], cfg: RolloutConfig) -> list[dict]
                 worth = (a["points"][held_idx] + net(a["rows"][held_idx])).numpy()
             row["regret"] = regret(worth, second, held_mask)
             row["regret_first_half"] = scale
+            if top_held.any():
+                row["regret_top"] = regret(worth[top_held], top_second, top[top_held])
+                row["regret_top_first_half"] = top_scale
         history.append(row)
     return history
-
-
-_POSITIONS = "qwirkle-rollout-positions"  # a positions file's format name
-_PARTS = ("format", "features", "counts", "bags", "rows", "points", "values")
-
-
-def save_positions(path: str | Path, data: list[Valued]) -> Path:
-    """``data`` as one .npz file of plain arrays (no pickles), its moves end to end."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    counts = np.array([len(d.points) for d in data], np.int64)
-    with open(path, "wb") as f:  # as named: savez would add .npz to a name without it
-        np.savez(f, format=np.array(_POSITIONS), features=np.array(FEATURES), counts=counts,
-                 bags=np.array([d.bag for d in data], np.int64),
-                 rows=np.concatenate([d.rows for d in data]),
-                 points=np.concatenate([d.points for d in data]),
-                 values=np.concatenate([d.values for d in data]))  # fmt: skip
-    return path
-
-
-def load_positions(path: str | Path) -> list[Valued]:
-    """The positions ``save_positions`` wrote; ValueError if the file is not such a file,
-    is damaged, or was written by a version that describes moves otherwise."""
-    what = f"{path} is not a positions file of rollout-values"
-    try:
-        archive = np.load(path, allow_pickle=False)
-        if not isinstance(archive, np.lib.npyio.NpzFile):  # one bare array (.npy)
-            raise ValueError("one array, not an archive of them")
-        with archive as f:
-            parts = {name: f[name] for name in _PARTS}
-    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as err:
-        raise ValueError(f"{what} ({err})") from None
-    if str(parts["format"]) != _POSITIONS:
-        raise ValueError(what)
-    if parts["features"].tolist() != list(FEATURES):
-        raise ValueError(
-            f"{path} describes moves with {len(parts['features'])} other features than this "
-            f"version's {len(FEATURES)}: collect its positions again with this version"
-        )
-    counts, n = parts["counts"], int(parts["counts"].sum())
-    shapes_ok = (
-        parts["rows"].shape == (n, len(FEATURES)) and parts["points"].shape == (n,)
-        and parts["values"].shape == (n, 2) and parts["bags"].shape == counts.shape
-        and (counts >= 1).all()
-        and all(np.isfinite(parts[name]).all() for name in ("rows", "points", "values"))
-    )  # fmt: skip
-    if not shapes_ok:
-        raise ValueError(
-            f"{path}: its arrays do not fit together or hold numbers that are not finite "
-            "(a damaged file?)"
-        )
-    ends = np.cumsum(counts).tolist()
-    starts = [0, *ends[:-1]]
-    rows, points, values = parts["rows"], parts["points"], parts["values"]
-    return [Valued(rows[a:b], points[a:b], values[a:b], bag)
-            for a, b, bag in zip(starts, ends, parts["bags"].tolist(), strict=True)]  # fmt: skip
 
 
 def rollout_values(

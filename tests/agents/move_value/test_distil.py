@@ -10,7 +10,7 @@ from agents.loading import value_agent
 from agents.move_value.distil import DistilConfig, Recorder, collect_game, distil, fine_tune
 from agents.move_value.features import NUM_MOVE_FEATURES, POINT_SCALE
 from agents.move_value.network import MoveValueNet
-from agents.registry import shipped_dir
+from agents.registry import recorded_name, shipped_dir
 from qwirkle_env import Game
 from qwirkle_env.view import PlayerView
 
@@ -50,6 +50,10 @@ def test_a_round_saves_a_checkpoint_the_learned_agent_loads(tmp_path):
     agent = value_agent(out)
     _, meta = load_checkpoint(out, kind=MoveValueNet)
     assert meta["train"]["distil"]["games"] == 2 and meta["train"]["players"] == "2"
+    assert meta["train"]["distil_from"] == str(SHIPPED)
+    named = distil(SHIPPED, tmp_path / "named.pt", TINY, named=recorded_name(SHIPPED))
+    recorded = load_checkpoint(named, kind=MoveValueNet)[1]["train"]["distil_from"]
+    assert recorded == "checkpoints/move_value.pt"  # not the building machine's directories
     game = Game(2, seed=1)
     agent.reset(game.current, 2, 0)
     assert agent.choose(PlayerView.of(game, game.current)) in game.legal_moves()

@@ -23,17 +23,16 @@ from agents.move_value.look_ahead import LookAhead
 from agents.move_value.network import MoveValueNet, ValueNetConfig
 from agents.move_value.rollout_values import (
     RolloutConfig,
-    Valued,
     collect,
     fit,
-    load_positions,
+    judged_closely,
     regret,
-    save_positions,
     simulated,
     value_game,
 )
 from agents.move_value.run import env_options
 from agents.move_value.search import leaf_value
+from agents.move_value.valued import Valued, load_positions, save_positions
 from agents.scripted.search import greedy_rollout
 from qwirkle_cli import commands as cli
 from qwirkle_env.engine.game import Game
@@ -101,6 +100,37 @@ def test_with_leaf_the_endgame_is_still_played_out_to_the_end():
     assert np.array_equal(leaf, plain)
 
 
+def test_with_top_the_look_s_best_moves_are_leaf_judged_and_every_move_keeps_its_play_outs():
+    game, cands, short = _position(bag_empty=False)
+    judge = MoveValueNet().numpy_layers()
+    cfg = RolloutConfig(sims=4, leaf=1, top=2, top_sims=6)
+    plain = simulated(game, cands, short, RolloutConfig(sims=4), random.Random(5), None)
+    assert np.array_equal(simulated(game, cands, short, cfg, random.Random(5), judge), plain)
+    again = np.array([0.1, 0.9, 0.3, 0.8, 0.2])  # the looked-at worths: moves 1 and 3 lead
+    got = judged_closely(game, cands, short, again, cfg, random.Random(7), judge)
+    rng = random.Random(7)
+    moves = [as_move(*cands.move(int(j))) for j in short[[1, 3]]]
+    view = PlayerView.of(game, game.current)
+    want = []
+    for _ in range(6):
+        deal = view.sample_game(rng)
+        want.append([leaf_value(deal, m, judge, rng) for m in moves])
+    want = np.array(want)
+    assert np.allclose(got[[1, 3]], np.stack([want[:3].mean(0), want[3:].mean(0)], 1), atol=1e-4)
+    assert np.isnan(got[[0, 2, 4]]).all()
+    end, end_cands, end_short = _position(bag_empty=True)
+    empty = judged_closely(end, end_cands, end_short, again, cfg, random.Random(7), judge)
+    assert np.isnan(empty).all()  # nothing hidden: the play-outs to the end judge alone
+
+
+def test_a_game_valued_with_top_judges_at_most_top_moves_of_each_position_with_tiles_in_the_bag():
+    cfg = RolloutConfig(**{**TINY, "leaf": 1, "top": 2, "top_sims": 2})
+    found = value_game((MoveValueNet().numpy_layers(), MoveValueNet().numpy_layers(), 3, cfg))
+    counts = [(d.bag, int(np.isfinite(d.judged).all(-1).sum())) for d in found]
+    assert all(n == 2 for bag, n in counts if bag > 0)
+    assert all(n == 0 for bag, n in counts if bag == 0) and any(bag == 0 for bag, _ in counts)
+
+
 def _synthetic(n: int, rng: np.random.Generator) -> list[Valued]:
     """Positions whose value is 10 points per unit of feature 40 (a type-block column,
     which only the look fills) and of feature 5 (an env column), plus a constant of their
@@ -124,6 +154,27 @@ def test_the_fit_learns_the_differences_between_moves_and_ignores_each_positions
     assert history[-1]["regret"] < 0.2 and history[-1]["regret_first_half"] == 0.0
 
 
+def test_the_fit_orders_the_closely_judged_moves_as_their_leaf_values_do():
+    """The play-outs value feature 5, the leaf judge feature 40 on the first three moves:
+    weighed in, the leaf judge decides among those three."""
+    rng = np.random.default_rng(3)
+    data = _synthetic(600, rng)
+    for d in data:
+        d.judged = np.full((6, 2), np.nan, np.float32)
+        d.judged[:3] = (POINT_SCALE * 3 * d.rows[:3, [40]]).repeat(2, 1)
+        d.values[:] = (POINT_SCALE * d.rows[:, [5]]).repeat(2, 1)
+    torch.manual_seed(0)
+    settings = {"epochs": 15, "lr": 3e-3, "lr_end": 1e-3, "batch": 32, "leaf": 1, "top": 3}
+    history = {}
+    for weight in (0.0, 4.0):
+        torch.manual_seed(0)
+        net = MoveValueNet(ValueNetConfig(hidden=16, encoder=8))
+        cfg = RolloutConfig(**settings, top_weight=weight)
+        history[weight] = fit(net, data, cfg)[-1]
+    assert history[4.0]["regret_top_first_half"] == 0.0
+    assert history[4.0]["regret_top"] < 0.5 < history[0.0]["regret_top"]
+
+
 def test_regret_is_what_the_chosen_move_falls_short_of_the_best():
     worth = np.array([[3.0, 1.0, 9.0], [0.0, 2.0, 1.0]])
     judge = np.array([[5.0, 7.0, 4.0], [1.0, 1.0, 8.0]])
@@ -141,6 +192,10 @@ def test_regret_is_what_the_chosen_move_falls_short_of_the_best():
         ({"refill_samples": 0}, "refill_samples"),
         ({"fit_seed": -2}, "fit_seed must be an integer >= -1"),
         ({"leaf": 2}, "leaf must be 0 or 1"),
+        ({"top": 6}, "top must be 0, or an integer >= 2 with leaf 1"),
+        ({"top": 1, "leaf": 1}, "top must be 0, or an integer >= 2 with leaf 1"),
+        ({"top_sims": 7}, "top_sims must be an even integer >= 2"),
+        ({"top_weight": -1.0}, "top_weight must be >= 0"),
     ],
 )
 def test_settings_that_cannot_work_are_refused(option, message):
@@ -176,6 +231,9 @@ def test_the_command_judges_leaves_by_the_network_it_is_given(tmp_path, value_ck
     meta = torch.load(out, weights_only=True)
     assert meta["train"]["leaves_judged_by"] == str(value_ckpt)
     assert meta["train"]["rollout_values"]["leaf"] == 1
+    cli.main(["rollout-values", "--to", str(out), *small])  # the shipped networks, by default
+    train = torch.load(out, weights_only=True)["train"]
+    assert train["leaves_judged_by"] == train["rollout_values_from"] == "checkpoints/move_value.pt"
     notes = tmp_path / "notes.pt"
     notes.write_text("not a checkpoint")
     with pytest.raises(SystemExit, match="notes.pt"):
@@ -200,6 +258,29 @@ def test_saved_positions_load_as_they_were(tmp_path):
     for a, b in zip(data, back, strict=True):
         for name in ("rows", "points", "values"):
             assert np.array_equal(getattr(a, name), getattr(b, name))
+
+
+def test_leaf_values_of_the_top_moves_are_saved_beside_the_play_outs(tmp_path):
+    data = _synthetic(3, np.random.default_rng(4))
+    data[0].judged = np.full((6, 2), np.nan, np.float32)
+    data[0].judged[:2] = 1.5
+    back = load_positions(save_positions(tmp_path / "top.npz", data))
+    assert np.array_equal(back[0].judged, data[0].judged, equal_nan=True)
+    assert np.isnan(back[1].judged).all()  # a position without them: none judged
+    plain = load_positions(
+        save_positions(tmp_path / "plain.npz", _synthetic(2, np.random.default_rng(4)))
+    )
+    assert all(d.judged is None for d in plain)  # files of the rounds before keep loading
+    with np.load(tmp_path / "top.npz") as f:
+        parts = dict(f)
+    inf = tmp_path / "inf.npz"
+    np.savez(inf, **{**parts, "judged": np.full_like(parts["judged"], np.inf)})
+    with pytest.raises(ValueError, match="not finite"):
+        load_positions(inf)
+    short = tmp_path / "short.npz"
+    np.savez(short, **{**parts, "judged": parts["judged"][:-1]})
+    with pytest.raises(ValueError, match="do not fit together"):
+        load_positions(short)
 
 
 def test_a_positions_file_of_another_kind_or_version_is_refused(tmp_path):
