@@ -420,11 +420,10 @@ def shipped_td_network() -> Path:
 
 def cmd_distil(args: argparse.Namespace) -> Path:
     from agents.move_value.distil import distil
-    from agents.registry import recorded_name
 
     cfg = config_of(DistilConfig, args, skip=("sims",))
     start = start_network(args)
-    path = distil(start, args.to, cfg, named=recorded_name(start))
+    path = distil(start, args.to, cfg)
     print(f"wrote {path}: evaluate it with python train.py evaluate --agents ckpt:{path} greedy")
     return path
 

@@ -26,6 +26,7 @@ from agents.move_value.agent import ValueAgent, value_agent_of
 from agents.move_value.features import POINT_SCALE, Candidates
 from agents.move_value.network import MoveValueNet
 from agents.move_value.search import LearnedSearchAgent
+from agents.registry import recorded_name
 from qwirkle_env import Game
 from qwirkle_env.engine.moves import Move
 from qwirkle_env.view import PlayerView
@@ -189,15 +190,14 @@ def _padded(batch: list[Decision], width: int):
     return torch.from_numpy(x), torch.from_numpy(points), torch.from_numpy(mask), chosen
 
 
-def distil(start: str | Path, out: str | Path, cfg: DistilConfig, named: str | None = None) -> Path:
-    """One round: collect from the network at ``start``, fine-tune it, save it to ``out``;
-    its train record names ``start`` as ``named`` (default: the path as given)."""
+def distil(start: str | Path, out: str | Path, cfg: DistilConfig) -> Path:
+    """One round: collect from the network at ``start``, fine-tune it, save it to ``out``."""
     net, meta = load_checkpoint(start, kind=MoveValueNet)
     data = collect(start, cfg)
     history = fine_tune(net, data, cfg)
     for row in history:
         print(row)
-    train = {**meta.get("train", {}), "distil": cfg.to_dict(), "distil_from": named or str(start)}
+    train = {**meta.get("train", {}), "distil": cfg.to_dict(), "distil_from": recorded_name(start)}
     return save_checkpoint(out, net, meta["env"], train, meta.get("step", 0))
 
 

@@ -338,10 +338,10 @@ def fit(net: MoveValueNet, data: list[Valued], cfg: RolloutConfig) -> list[dict]
             want = _centred(target[idx], mask)
             loss = 0.0
             rows = a["rows"][idx]
+            closely = a["judged_mask"][idx]
             for x, looked in ((rows, True), (before_look(rows), False)):
                 worth = a["points"][idx] + net(x, looked)
                 loss = loss + ((_centred(worth, mask) - want) ** 2).sum() / mask.sum()
-                closely = a["judged_mask"][idx]
                 if looked and cfg.top_weight and closely.sum() > 0:  # the leaf judge's differences
                     close = (_centred(worth, closely) - _centred(judged_target[idx], closely)) ** 2
                     loss = loss + cfg.top_weight * close.sum() / closely.sum()

@@ -42,8 +42,8 @@ def save_positions(path: str | Path, data: list[Valued]) -> Path:
     counts = np.array([len(d.points) for d in data], np.int64)
     extra = {}
     if any(d.judged is not None for d in data):
-        nan = [np.full((len(d.points), 2), np.nan, np.float32) for d in data]
-        judged = [n if d.judged is None else d.judged for d, n in zip(data, nan, strict=True)]
+        judged = [np.full((len(d.points), 2), np.nan, np.float32) if d.judged is None
+                  else d.judged for d in data]  # fmt: skip
         extra["judged"] = np.concatenate(judged)
     with open(path, "wb") as f:  # as named: savez would add .npz to a name without it
         np.savez(f, format=np.array(_POSITIONS), features=np.array(FEATURES), counts=counts,

@@ -69,23 +69,28 @@ def _position(bag_empty: bool) -> tuple[Game, object, np.ndarray]:
     return game, cands, np.arange(min(5, len(cands)))
 
 
+def _leaf_halves(game: Game, cands, short: np.ndarray, sims: int, seed: int, judge) -> np.ndarray:
+    """By hand: each move of ``short`` judged by ``leaf_value`` in ``sims`` deals drawn from
+    ``random.Random(seed)`` (the same draws, in the same order), averaged over each half."""
+    rng = random.Random(seed)
+    moves = [as_move(*cands.move(int(j))) for j in short]
+    view = PlayerView.of(game, game.current)
+    want = []
+    for _ in range(sims):
+        deal = view.sample_game(rng)
+        want.append([leaf_value(deal, m, judge, rng) for m in moves])
+    want = np.array(want)
+    return np.stack([want[: sims // 2].mean(0), want[sims // 2 :].mean(0)], 1)
+
+
 def test_with_leaf_a_move_is_worth_the_learned_search_s_leaf_values_in_fresh_deals():
     game, cands, short = _position(bag_empty=False)
     assert game.bag_size > 0
     judge = MoveValueNet().numpy_layers()
     cfg = RolloutConfig(sims=4, leaf=1)
     got = simulated(game, cands, short, cfg, random.Random(5), judge)
-    rng = random.Random(5)  # the same draws, in the same order
-    moves = [as_move(*cands.move(int(j))) for j in short]
-    view = PlayerView.of(game, game.current)
-    want = []
-    for _ in range(4):
-        deal = view.sample_game(rng)
-        want.append([leaf_value(deal, m, judge, rng) for m in moves])
-    want = np.array(want)
-    halves = np.stack([want[:2].mean(0), want[2:].mean(0)], 1)
     assert got.shape == (len(short), 2)
-    assert np.allclose(got, halves, atol=1e-4)
+    assert np.allclose(got, _leaf_halves(game, cands, short, 4, 5, judge), atol=1e-4)
     plain = simulated(game, cands, short, RolloutConfig(sims=4), random.Random(5), None)
     assert not np.allclose(plain, got)  # the greedy play-outs' margins are another judge
 
@@ -108,15 +113,8 @@ def test_with_top_the_look_s_best_moves_are_leaf_judged_and_every_move_keeps_its
     assert np.array_equal(simulated(game, cands, short, cfg, random.Random(5), judge), plain)
     again = np.array([0.1, 0.9, 0.3, 0.8, 0.2])  # the looked-at worths: moves 1 and 3 lead
     got = judged_closely(game, cands, short, again, cfg, random.Random(7), judge)
-    rng = random.Random(7)
-    moves = [as_move(*cands.move(int(j))) for j in short[[1, 3]]]
-    view = PlayerView.of(game, game.current)
-    want = []
-    for _ in range(6):
-        deal = view.sample_game(rng)
-        want.append([leaf_value(deal, m, judge, rng) for m in moves])
-    want = np.array(want)
-    assert np.allclose(got[[1, 3]], np.stack([want[:3].mean(0), want[3:].mean(0)], 1), atol=1e-4)
+    want = _leaf_halves(game, cands, short[[1, 3]], 6, 7, judge)
+    assert np.allclose(got[[1, 3]], want, atol=1e-4)
     assert np.isnan(got[[0, 2, 4]]).all()
     end, end_cands, end_short = _position(bag_empty=True)
     empty = judged_closely(end, end_cands, end_short, again, cfg, random.Random(7), judge)
