@@ -36,7 +36,7 @@ import sys
 import tempfile
 import threading
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 LOOPBACK = "127.0.0.1"
@@ -202,10 +202,12 @@ TCP_STATES = {
 
 @dataclass(frozen=True)
 class SocketSeen:
-    """One inet socket of a watched process; ``remote`` is None when unconnected."""
+    """One inet socket of a watched process; ``remote`` is None when unconnected. Its
+    ``command`` is not part of what it is: an exiting process's command line reads empty
+    while it still holds its sockets."""
 
     pid: int
-    command: str
+    command: str = field(compare=False)
     proto: str
     state: str
     local: tuple[str, int]

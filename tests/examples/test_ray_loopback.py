@@ -51,6 +51,16 @@ def test_proc_tables_parse_as_the_kernel_writes_them():
     assert table[222] == ("SYN_SENT", ("10.0.2.2", 54321), ("169.254.169.254", 80))
 
 
+def test_a_socket_seen_again_while_its_process_exits_is_the_same_socket():
+    """Between freeing its memory and closing its files an exiting process's command line
+    reads empty; the socket it still holds must not count twice."""
+    seen = [loopback.SocketSeen(7, command, "tcp", "LISTEN", ("127.0.0.1", 80), None)
+            for command in ("python -c ...", "")]  # fmt: skip
+    assert len(set(seen)) == 1
+    other = loopback.SocketSeen(7, "", "tcp", "LISTEN", ("127.0.0.1", 81), None)
+    assert len({*seen, other}) == 2
+
+
 @linux_only
 def test_watch_sees_a_loopback_listener_of_a_child_and_flags_nothing():
     child = subprocess.Popen(
