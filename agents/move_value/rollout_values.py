@@ -21,6 +21,9 @@ moves are leaf-judged, in ``top_sims`` simulations (as the learned search choose
 its few candidates), and every move keeps the greedy play-outs' values, which rank the
 rest; the fit learns both.
 
+The games are self-play, or the network against ``opponent`` (a scripted agent), so that
+the positions are those that arise against the player the network is meant to beat.
+
 Rounds: a run may save the positions it valued (``agents.move_value.valued``) and fit on
 earlier runs' positions beside its own, so the next round's games are played
 by the network the last round fitted and the fit sees every round.
@@ -41,7 +44,7 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from agents.base import as_move
+from agents.base import PlanningAgent, as_move
 from agents.checkpoint import save_checkpoint
 from agents.move_value.agent import look_at_best, move_values, pick
 from agents.move_value.features import NUM_MOVE_FEATURES, POINT_SCALE, candidates
@@ -49,6 +52,7 @@ from agents.move_value.look_ahead import LookAhead
 from agents.move_value.network import MoveValueNet, PlayLayers, ValueNetConfig
 from agents.move_value.search import leaf_value
 from agents.move_value.valued import Valued, save_positions
+from agents.registry import make_agent
 from qwirkle_env.candidates import ROW_FEATURES
 from qwirkle_env.engine.game import Game
 from qwirkle_env.position import Position
@@ -83,6 +87,10 @@ class RolloutConfig:
     """the fit's weight on the top moves' leaf values, beside the greedy values of all"""
     temperature: float = 0.05
     """how the collecting network samples its moves (POINT_SCALE units)"""
+    opponent: str = ""
+    """an agent spec that plays one seat of every game (the second in even games, the
+    first in odd ones) against the collecting network; its turns are valued too (the
+    network's shortlist of them). Empty: self-play"""
     shortlist: int = 20
     """moves a position values, the network's best, as it looks at them at play time"""
     reply_samples: int = 16
@@ -140,6 +148,7 @@ class RolloutConfig:
         try:
             self.look_ahead()
             ValueNetConfig(hidden=self.hidden, encoder=self.encoder)
+            self.opponent_agent()
         except ValueError as err:
             problems.append(str(err))
         if self.hidden < 1:
@@ -150,6 +159,19 @@ class RolloutConfig:
     def look_ahead(self) -> LookAhead:
         return LookAhead(self.shortlist, self.reply_samples, True, self.refill_samples)
 
+    def opponent_agent(self) -> PlanningAgent | None:
+        """A fresh opponent from ``opponent`` (None for self-play); it must plan whole
+        moves, as the games are played on the engine."""
+        if not self.opponent:
+            return None
+        agent = make_agent(self.opponent)
+        if not isinstance(agent, PlanningAgent):
+            raise ValueError(
+                f"opponent {self.opponent!r} does not plan whole moves; agents that do:"
+                " greedy, heuristic, search:budget=0.25, learned, learned-search"
+            )
+        return agent
+
     def to_dict(self) -> dict:
         return asdict(self)
 
@@ -159,16 +181,21 @@ class RolloutConfig:
 
 
 def value_game(task: tuple) -> list[Valued]:
-    """The positions of one self-play game of the network ``layers``, valued."""
+    """The positions of one game of the network ``layers`` (against ``cfg.opponent`` if
+    set, which then plays seat ``1 - seed % 2``), valued."""
     layers, judge, seed, cfg = task
     torch.set_num_threads(1)
     how = cfg.look_ahead()
     rng = random.Random(seed)
     game = Game(2, seed=seed)
+    opponent, their_seat = cfg.opponent_agent(), 1 - seed % 2
+    if opponent is not None:
+        opponent.reset(their_seat, 2, seed)
     out = []
     while not game.over:
         cands = candidates(Position.of_game(game))
         worth = move_values(layers, cands)
+        theirs = opponent is not None and game.current == their_seat
         if cands.position is None or len(cands) <= 1:
             i = pick(worth, 0.0, rng)
         else:
@@ -183,6 +210,9 @@ def value_game(task: tuple) -> list[Valued]:
                 found.judged = judged_closely(game, cands, short, again, cfg, rng, judge)
             out.append(found)
             i = int(short[pick(again, cfg.temperature, rng)])
+        if theirs:
+            game.apply(opponent.choose(PlayerView.of(game, their_seat)))
+            continue
         kind, what = cands.move(i)
         if kind == "place":
             game.apply_placement(list(what), trusted=True)

@@ -33,6 +33,7 @@ from agents.move_value.rollout_values import (
 from agents.move_value.run import env_options
 from agents.move_value.search import leaf_value
 from agents.move_value.valued import Valued, load_positions, save_positions
+from agents.scripted.baselines import GreedyAgent
 from agents.scripted.search import greedy_rollout
 from qwirkle_cli import commands as cli
 from qwirkle_env.engine.game import Game
@@ -129,6 +130,32 @@ def test_a_game_valued_with_top_judges_at_most_top_moves_of_each_position_with_t
     assert all(n == 0 for bag, n in counts if bag == 0) and any(bag == 0 for bag, _ in counts)
 
 
+@pytest.mark.parametrize("seed", [3, 4])
+def test_against_an_opponent_it_plays_its_seat_and_both_seats_positions_are_valued(
+    seed, monkeypatch
+):
+    chosen, applied = [], []  # (seat, move) the opponent chose; (seat, move) apply applied
+    greedy_choose, game_apply = GreedyAgent.choose, Game.apply
+
+    def choose(agent, view):
+        chosen.append((view.seat, greedy_choose(agent, view)))
+        return chosen[-1][1]
+
+    def apply(game, move):
+        applied.append((game.current, move))
+        return game_apply(game, move)
+
+    monkeypatch.setattr(GreedyAgent, "choose", choose)
+    monkeypatch.setattr(Game, "apply", apply)
+    cfg = RolloutConfig(**{**TINY, "opponent": "greedy"})
+    found = value_game((MoveValueNet().numpy_layers(), None, seed, cfg))
+    assert chosen and {seat for seat, _ in chosen} == {1 - seed % 2}
+    assert applied == chosen  # each of its turns, and only those, played its choice
+    assert len(found) > 1.5 * len(chosen)  # the network's turns are valued too
+    again = value_game((MoveValueNet().numpy_layers(), None, seed, cfg))
+    assert all(np.array_equal(a.values, b.values) for a, b in zip(found, again, strict=True))
+
+
 def _synthetic(n: int, rng: np.random.Generator) -> list[Valued]:
     """Positions whose value is 10 points per unit of feature 40 (a type-block column,
     which only the look fills) and of feature 5 (an env column), plus a constant of their
@@ -194,6 +221,8 @@ def test_regret_is_what_the_chosen_move_falls_short_of_the_best():
         ({"top": 1, "leaf": 1}, "top must be 0, or an integer >= 2 with leaf 1"),
         ({"top_sims": 7}, "top_sims must be an even integer >= 2"),
         ({"top_weight": -1.0}, "top_weight must be >= 0"),
+        ({"opponent": "nosuch"}, "unknown agent 'nosuch'"),
+        ({"opponent": "random-action"}, "does not plan whole moves"),
     ],
 )
 def test_settings_that_cannot_work_are_refused(option, message):
@@ -217,6 +246,18 @@ def test_the_command_writes_a_network_that_plays(tmp_path, value_ckpt, capsys):
     assert result["fallbacks"] == [0, 0] and result["end"] == "rules"
     with pytest.raises(SystemExit, match="sims must be an even integer"):
         cli.main(["rollout-values", "--to", str(out), "--sims", "3"])
+    with pytest.raises(SystemExit, match="opponent 'tile-ppo' does not plan whole moves"):
+        cli.main(["rollout-values", "--to", str(out), "--opponent", "tile-ppo"])
+
+
+def test_the_command_plays_its_games_against_the_opponent_it_is_given(tmp_path, value_ckpt):
+    out = tmp_path / "vs.pt"
+    cli.main(["rollout-values", "--start", str(value_ckpt), "--to", str(out), "--games", "2",
+              "--sims", "2", "--shortlist", "4", "--reply-samples", "2",
+              "--refill-samples", "2", "--epochs", "1", "--hidden", "8", "--encoder", "4",
+              "--processes", "1", "--opponent", "search:sims=2"])  # fmt: skip
+    train = torch.load(out, weights_only=True)["train"]
+    assert train["rollout_values"]["opponent"] == "search:sims=2"
 
 
 def test_the_command_judges_leaves_by_the_network_it_is_given(tmp_path, value_ckpt):
