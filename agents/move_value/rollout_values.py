@@ -21,8 +21,9 @@ moves are leaf-judged, in ``top_sims`` simulations (as the learned search choose
 its few candidates), and every move keeps the greedy play-outs' values, which rank the
 rest; the fit learns both.
 
-The games are self-play, or the network against ``opponent`` (a scripted agent), so that
-the positions are those that arise against the player the network is meant to beat.
+The games are self-play, or the network against ``opponent`` (any agent that plans whole
+moves), so that the positions are those that arise against the player the network is meant
+to beat.
 
 Rounds: a run may save the positions it valued (``agents.move_value.valued``) and fit on
 earlier runs' positions beside its own, so the next round's games are played
@@ -88,9 +89,9 @@ class RolloutConfig:
     temperature: float = 0.05
     """how the collecting network samples its moves (POINT_SCALE units)"""
     opponent: str = ""
-    """an agent spec that plays one seat of every game (the second in even games, the
-    first in odd ones) against the collecting network; its turns are valued too (the
-    network's shortlist of them). Empty: self-play"""
+    """an agent spec that plays one seat of every game against the collecting network (the
+    seat alternates from game to game); its turns are valued too (the network's shortlist
+    of them). Empty: self-play"""
     shortlist: int = 20
     """moves a position values, the network's best, as it looks at them at play time"""
     reply_samples: int = 16
