@@ -165,7 +165,8 @@ def build_parser() -> argparse.ArgumentParser:
     )  # fmt: skip
     r.add_argument(
         "--positions", nargs="+", default=[], metavar="PATH",
-        help="earlier rounds' saved positions, fitted on before this run's own",
+        help="earlier rounds' saved positions, fitted on before this run's own (alone with"
+        " --games 0)",
     )  # fmt: skip
     r.add_argument(
         "--judge", default=None, metavar="PATH",
@@ -436,6 +437,12 @@ def cmd_rollout_values(args: argparse.Namespace) -> Path:
 
     cfg = config_of(RolloutConfig, args)
     start = start_network(args)
+    if cfg.games == 0 and not args.positions:
+        raise SystemExit("--games 0 fits on saved positions alone: name them with --positions")
+    for flag, given in (("--save-positions", args.save_positions), ("--start", args.start),
+                        ("--judge", args.judge)):  # fmt: skip
+        if cfg.games == 0 and given:
+            raise SystemExit(f"{flag} with --games 0: no game is played, so it would do nothing")
     if args.judge and not cfg.leaf:
         raise SystemExit("--judge values the leaves of --leaf 1 only: add --leaf 1 or drop it")
     judge_path = Path(args.judge) if args.judge else shipped_td_network()
@@ -445,8 +452,9 @@ def cmd_rollout_values(args: argparse.Namespace) -> Path:
         earlier = [d for path in args.positions for d in load_positions(path)]
     except ValueError as err:
         raise SystemExit(str(err)) from None
-    meta = {"rollout_values_from": recorded_name(start), "earlier_positions": list(args.positions)}
-    if cfg.leaf:
+    played_by = recorded_name(start) if cfg.games else None  # no games: no network played
+    meta = {"rollout_values_from": played_by, "earlier_positions": list(args.positions)}
+    if judge is not None:
         meta["leaves_judged_by"] = recorded_name(judge_path)
     path = rollout_values(player.layers, args.to, cfg, meta, earlier, args.save_positions,
                           judge)  # fmt: skip

@@ -37,7 +37,7 @@ value for the leaves of a search; ``learned-search`` keeps the TD network.
 from __future__ import annotations
 
 import random
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from multiprocessing import get_context
 from pathlib import Path
 
@@ -66,12 +66,18 @@ __all__ = [
 ]  # fmt: skip
 
 
+_PLAYING = ("sims", "depth", "leaf", "top", "top_sims", "temperature", "opponent", "processes")
+"""The settings that steer the games and their simulations alone (not the fit, nor the look
+ahead the fitted network plays with)."""
+
+
 @dataclass
 class RolloutConfig:
     """Every setting of a run; each field's docstring is its --help text."""
 
     games: int = 800
-    """2-player self-play games whose positions are valued"""
+    """2-player self-play games whose positions are valued (0: none, a fit on --positions
+    alone)"""
     sims: int = 64
     """simulations per position (even: two halves are kept apart to judge the fit)"""
     depth: int = 2
@@ -100,6 +106,8 @@ class RolloutConfig:
     """draws that top up our kept tiles in the look ahead"""
     hidden: int = 128
     """the fitted network's hidden width"""
+    layers: int = 2
+    """its hidden layers"""
     encoder: int = 32
     """its per-tile-type encoder width (0: none)"""
     epochs: int = 12
@@ -123,7 +131,7 @@ class RolloutConfig:
         problems = [
             f"{name} must be {rule} (got {getattr(self, name)!r})"
             for name, rule, ok in [
-                ("games", "an integer >= 1", self.games >= 1),
+                ("games", "an integer >= 0", self.games >= 0),
                 ("sims", "an even integer >= 2", self.sims >= 2 and self.sims % 2 == 0),
                 ("depth", "an integer >= 1", self.depth >= 1),
                 ("leaf", "0 or 1", self.leaf in (0, 1)),
@@ -136,6 +144,7 @@ class RolloutConfig:
                 ("top_weight", ">= 0", self.top_weight >= 0),
                 ("temperature", ">= 0", self.temperature >= 0),
                 ("shortlist", "an integer >= 2", self.shortlist >= 2),
+                ("layers", "an integer >= 1", self.layers >= 1),
                 ("epochs", "an integer >= 1", self.epochs >= 1),
                 ("lr", "> 0", self.lr > 0),
                 ("lr_end", "> 0", self.lr_end > 0),
@@ -154,6 +163,11 @@ class RolloutConfig:
             problems.append(str(err))
         if self.hidden < 1:
             problems.append(f"hidden must be >= 1 (got {self.hidden})")
+        if self.games == 0:
+            unused = [f.name for f in fields(self) if f.name in _PLAYING
+                      and getattr(self, f.name) != f.default]  # fmt: skip
+            if unused:
+                problems.append(f"games 0 plays no game, so {', '.join(unused)} would do nothing")
         if problems:
             raise ValueError("rollout values: " + "; ".join(problems))
 
@@ -404,15 +418,18 @@ def rollout_values(
 ) -> Path:
     """Collects with the network ``start`` (``judge`` values the leaves; the positions are
     saved to ``save_to``), fits a new one on ``earlier`` positions and these, saves it to
-    ``out``."""
+    ``out``. With no games it only fits, on ``earlier``: another network on the same
+    positions."""
     from agents.move_value.run import env_options
 
-    data = collect(start, cfg, judge)
+    data = collect(start, cfg, judge) if cfg.games else []
     if save_to is not None:
         save_positions(save_to, data)
     data = [*(earlier or []), *data]
+    if not data:
+        raise ValueError("rollout values: no positions to fit (games 0 and no earlier ones)")
     torch.manual_seed(cfg.seed_of_fit)
-    net = MoveValueNet(ValueNetConfig(hidden=cfg.hidden, encoder=cfg.encoder))
+    net = MoveValueNet(ValueNetConfig(hidden=cfg.hidden, layers=cfg.layers, encoder=cfg.encoder))
     for row in fit(net, data, cfg):
         print({k: round(v, 4) if isinstance(v, float) else v for k, v in row.items()}, flush=True)
     env = env_options(cfg.look_ahead(), net.config.features)

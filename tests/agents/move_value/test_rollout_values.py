@@ -27,6 +27,7 @@ from agents.move_value.rollout_values import (
     fit,
     judged_closely,
     regret,
+    rollout_values,
     simulated,
     value_game,
 )
@@ -211,7 +212,9 @@ def test_regret_is_what_the_chosen_move_falls_short_of_the_best():
     ("option", "message"),
     [
         ({"sims": 5}, "sims must be an even integer"),
-        ({"games": 0}, "games must be an integer >= 1"),
+        ({"games": -1}, "games must be an integer >= 0"),
+        ({"layers": 0}, "layers must be an integer >= 1"),
+        ({"games": 0, "opponent": "greedy"}, "games 0 plays no game, so opponent would do"),
         ({"holdout": 0.9}, "holdout must be in"),
         ({"encoder": -1}, "encoder width must be >= 0"),
         ({"refill_samples": 0}, "refill_samples"),
@@ -375,3 +378,32 @@ def test_a_second_round_fits_on_the_first_rounds_positions_too(tmp_path, value_c
     assert meta["train"]["rollout_values"]["fit_seed"] == 0
     with pytest.raises(SystemExit, match="not a positions file"):
         cli.main(["rollout-values", "--to", str(second), "--positions", str(first), *small])
+
+
+def test_with_no_games_it_fits_another_network_on_saved_positions_alone(tmp_path, value_ckpt):
+    """The same positions, a deeper network: nothing is played, so nothing else is spent."""
+    saved = save_positions(tmp_path / "round1.npz", _synthetic(40, np.random.default_rng(5)))
+    out = tmp_path / "deeper.pt"
+    cli.main(["rollout-values", "--to", str(out), "--games", "0",
+              "--positions", str(saved), "--epochs", "1", "--hidden", "8", "--layers", "3",
+              "--encoder", "4"])  # fmt: skip
+    meta = torch.load(out, weights_only=True)
+    assert meta["step"] == 40  # the saved positions, no new ones
+    assert meta["net"]["layers"] == 3
+    assert meta["train"]["rollout_values_from"] is None  # no network played a game
+    assert "leaves_judged_by" not in meta["train"]  # nor judged one
+    assert meta["train"]["earlier_positions"] == [str(saved)]
+    result = play_game([f"ckpt:{out}", "greedy"], env_seed=4, agent_seeds=[1, 2])
+    assert result["fallbacks"] == [0, 0] and result["end"] == "rules"
+    with pytest.raises(SystemExit, match="--games 0 fits on saved positions alone"):
+        cli.main(["rollout-values", "--to", str(out), "--games", "0"])
+    for flag, value in (("--save-positions", str(tmp_path / "again.npz")),
+                        ("--start", str(value_ckpt)), ("--judge", str(value_ckpt))):  # fmt: skip
+        with pytest.raises(SystemExit, match=f"{flag} with --games 0: no game is played"):
+            cli.main(["rollout-values", "--to", str(out), "--games", "0", "--positions",
+                      str(saved), flag, value])  # fmt: skip
+    with pytest.raises(SystemExit, match="games 0 plays no game, so sims, leaf would do nothing"):
+        cli.main(["rollout-values", "--to", str(out), "--games", "0", "--positions", str(saved),
+                  "--sims", "8", "--leaf", "1"])  # fmt: skip
+    with pytest.raises(ValueError, match="no positions to fit"):
+        rollout_values(MoveValueNet().numpy_layers(), out, RolloutConfig(games=0), {})
