@@ -3,7 +3,7 @@
     python benchmarks/fit_speed.py                  # about a minute
     python benchmarks/fit_speed.py --positions 20000 --repeats 3
 
-Each gradient step of ``agents.move_value.rollout_values.fit`` runs the network twice: on
+Each gradient step of ``agents.move_value.fit.fit`` runs the network twice: on
 the rows as the look ahead filled them, and on the same rows before the look, whose type
 block is zero. Rows:
 
@@ -26,8 +26,9 @@ import numpy as np
 import torch
 
 from agents.move_value.features import NUM_MOVE_FEATURES
+from agents.move_value.fit import before_look
 from agents.move_value.network import MoveValueNet, ValueNetConfig
-from agents.move_value.rollout_values import RolloutConfig, before_look
+from agents.move_value.rollout_values import RolloutConfig
 
 
 def seconds_per_pass(rows: torch.Tensor, shortcut: bool, batch: int) -> tuple[float, float]:

@@ -19,14 +19,13 @@ from agents.move_value.features import (
     POINT_SCALE,
     candidates,
 )
+from agents.move_value.fit import fit, regret
 from agents.move_value.look_ahead import LookAhead
 from agents.move_value.network import MoveValueNet, ValueNetConfig
 from agents.move_value.rollout_values import (
     RolloutConfig,
     collect,
-    fit,
     judged_closely,
-    regret,
     rollout_values,
     simulated,
     value_game,
