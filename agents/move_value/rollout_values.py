@@ -317,6 +317,8 @@ def rollout_values(
     positions."""
     from agents.move_value.run import env_options
 
+    if save_to is not None and not cfg.games:
+        raise ValueError("rollout values: games 0 plays no game, so there is nothing new to save")
     data = collect(start, cfg, judge) if cfg.games else []
     if save_to is not None:
         save_positions(save_to, data)

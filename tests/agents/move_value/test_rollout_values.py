@@ -406,3 +406,6 @@ def test_with_no_games_it_fits_another_network_on_saved_positions_alone(tmp_path
                   "--sims", "8", "--leaf", "1"])  # fmt: skip
     with pytest.raises(ValueError, match="no positions to fit"):
         rollout_values(MoveValueNet().numpy_layers(), out, RolloutConfig(games=0), {})
+    with pytest.raises(ValueError, match="games 0 plays no game, so there is nothing new to save"):
+        rollout_values(MoveValueNet().numpy_layers(), out, RolloutConfig(games=0), {},
+                       _synthetic(2, np.random.default_rng(1)), tmp_path / "none.npz")  # fmt: skip
