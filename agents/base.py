@@ -13,8 +13,7 @@ import random
 import numpy as np
 
 from qwirkle_env.actions import ActionCodec
-from qwirkle_env.engine.moves import Exchange, Move, Placement
-from qwirkle_env.engine.tiles import Tile
+from qwirkle_env.engine.moves import Move
 from qwirkle_env.view import PlayerView
 
 
@@ -108,18 +107,3 @@ class PlanningAgent(Agent):
 
 def _allowed(view: PlayerView, action: int) -> bool:
     return view.action_mask is None or bool(view.action_mask[action])
-
-
-def placement(items) -> Placement:
-    """An engine Placement from the fast path's ((cell, tile_id), ...) items."""
-    return Placement((cell, Tile.from_id(t)) for cell, t in items)
-
-
-def exchange(tile_ids) -> Exchange:
-    return Exchange(Tile.from_id(t) for t in tile_ids)
-
-
-def as_move(kind: str, what) -> Move:
-    """An engine Move from a ``("place", items)`` or ``("exchange", tile_ids)`` pair: what
-    ``MoveRows.move`` gives for a row, and what the search's candidates hold."""
-    return placement(what) if kind == "place" else exchange(what)

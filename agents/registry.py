@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Callable
+from importlib.metadata import entry_points
 from pathlib import Path
+from types import ModuleType
 
 from agents.base import Agent
 from agents.options import check_options, describe
@@ -25,9 +27,7 @@ from agents.scripted.search import LEARNED_SEARCH_OPTIONS, SearchAgent
 def learned_search(**options) -> Agent:
     """``learned-search``: the search over the shipped learned network's best moves
     (``agents.move_value.search``, loaded with torch on demand)."""
-    from agents.loading import learned_search_agent
-
-    return learned_search_agent(value_paths(), **options)
+    return checkpoint_loaders().learned_search_agent(value_paths(), **options)
 
 
 learned_search.OPTIONS = LEARNED_SEARCH_OPTIONS  # type: ignore[attr-defined]
@@ -36,9 +36,7 @@ learned_search.OPTIONS = LEARNED_SEARCH_OPTIONS  # type: ignore[attr-defined]
 def learned_oracle(**options) -> Agent:
     """``learned-oracle``: the oracle that judges by the shipped learned network
     (``agents.move_value.oracle``, loaded with torch on demand)."""
-    from agents.loading import learned_oracle_agent
-
-    return learned_oracle_agent(value_paths(), **options)
+    return checkpoint_loaders().learned_oracle_agent(value_paths(), **options)
 
 
 learned_oracle.OPTIONS = LEARNED_ORACLE_OPTIONS  # type: ignore[attr-defined]
@@ -70,6 +68,24 @@ SHIPPED = {  # registry name -> its file among the shipped checkpoints (docs/lea
 }
 RENAMED = {"qwirkle_ppo.pt": "learned"}  # shipped files renamed since: old name -> spec
 MAX_SPEC = 1000  # characters
+
+
+LOADERS = "agents.loaders"  # the entry-point group naming the module that loads checkpoints
+
+
+def checkpoint_loaders() -> ModuleType:
+    """``agents.loading``, the module that builds an agent from a checkpoint of any kind,
+    found through the ``agents.loaders`` entry point (pyproject.toml). It imports every
+    learner, and the learners build their opponents here: an import would close a circle,
+    so the registry reaches it the way ``qwirkle_env`` reaches the agents, by entry point,
+    on demand (torch loads only when a checkpoint is asked for)."""
+    found = entry_points(group=LOADERS, name="loading")
+    if not found:
+        raise RuntimeError(
+            f"no {LOADERS!r} entry point: qwirkle-env is not installed "
+            '(pip install -e . in the checkout), so no checkpoint can be loaded'
+        )
+    return next(iter(found)).load()
 
 
 def register(name: str) -> Callable:
@@ -181,12 +197,10 @@ def make_agent(spec: str) -> Agent:
     (``learned``, ``tile-ppo``...) or ``ckpt:PATH`` for any trained checkpoint."""
     path = checkpoint_path(spec)
     if path is not None:
-        # torch: only when a checkpoint is asked for
-        from agents.loading import by_seat_count, load_agent
-
+        loaders = checkpoint_loaders()  # torch: only when a checkpoint is asked for
         # "learned", or its file under an old name: a network per seat count
         learned = path == shipped_dir() / SHIPPED["learned"]
-        agent = by_seat_count(learned_paths()) if learned else load_agent(path)
+        agent = loaders.by_seat_count(learned_paths()) if learned else loaders.load_agent(path)
         agent.name = spec.strip()
         return agent
     name, kwargs = parse_spec(spec)

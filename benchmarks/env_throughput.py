@@ -63,14 +63,14 @@ def measure(make, seconds: float, clock, seed: int = 0) -> tuple[float, float, f
 @contextlib.contextmanager
 def python_rows():
     """The move mode with its rows from the Python reference, as before the compiled rows."""
-    from qwirkle_env import candidates, move_mode
+    from qwirkle_env.rows import reference, table
 
-    compiled = move_mode.move_rows
-    move_mode.move_rows = candidates.reference_move_rows
+    compiled = table.move_rows
+    table.move_rows = reference.reference_move_rows
     try:
         yield
     finally:
-        move_mode.move_rows = compiled
+        table.move_rows = compiled
 
 
 def row_builders(num_players: int, games: int, clock) -> tuple[float, float]:
@@ -78,8 +78,8 @@ def row_builders(num_players: int, games: int, clock) -> tuple[float, float]:
     seeded random games: the reference reads the engine's placement tuples, as the env
     did before, the compiled rows its arrays; each position is built once per builder."""
     from qwirkle_env import Game
-    from qwirkle_env.candidates import move_rows, reference_move_rows
-    from qwirkle_env.position import Position
+    from qwirkle_env.rows import move_rows, reference_move_rows
+    from qwirkle_env.rows.position import Position
 
     tuples, arrays = [], []
     for seed in range(games):

@@ -24,7 +24,7 @@ from agents.loading import load_agent  # noqa: E402
 from agents.move_value.agent import select  # noqa: E402
 from agents.move_value.features import Candidates, candidates  # noqa: E402
 from agents.registry import register  # noqa: E402
-from qwirkle_env.position import Position  # noqa: E402
+from qwirkle_env.rows.position import Position  # noqa: E402
 
 CKPT = "checkpoints/move_value.pt"
 

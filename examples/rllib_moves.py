@@ -32,8 +32,8 @@ from tqdm import tqdm
 
 from agents.move_policy.network import MovePolicyConfig, MovePolicyNet
 from agents.move_policy.training import Curve, export, net_options
-from qwirkle_env.move_mode import DEFAULT_MAX_MOVES
 from qwirkle_env.multi_agent import MultiAgentDictEnv
+from qwirkle_env.rows.table import DEFAULT_MAX_MOVES
 
 MAX_MOVES = DEFAULT_MAX_MOVES  # K, the rows of the table
 REWARD_SCALE = {"margin": 0.1, "win": 1.0}  # margin points -> reward: value loss near 1

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 NUM_COLORS = 6
 NUM_SHAPES = 6
 NUM_TYPES = NUM_COLORS * NUM_SHAPES  # tile types; a type's id is color * 6 + shape
+ALL = (1 << NUM_TYPES) - 1  # the mask of every tile type (bit t: type t)
 COPIES = 3  # copies of each type in the bag
 NUM_TILES = NUM_TYPES * COPIES
 HAND_SIZE = 6
@@ -84,7 +85,12 @@ MAX_TURNS = 1000
 # Categorical's entropy stays a number (0 * -inf is NaN).
 MASKED_LOGIT = -1e8
 
-# The observation (env docstring, "Observation"): planes first, then the features.
+# The observations' layouts: each offset is written here once; the env docstrings
+# (qwirkle_env.aec) and docs/environment.md point here.
+
+# The tile mode's observation (action_mode="tiles"), a flat float32 vector: the planes
+# (NUM_PLANES of W x W window cells: plane k of cell (r, c) is 1 if it holds colour k,
+# then shape k, then a tile placed this turn), then NUM_FEATURES features.
 NUM_PLANES = 13  # 6 colours, 6 shapes, placed this turn
 COLOR_PLANES = 0
 SHAPE_PLANES = NUM_COLORS
@@ -100,3 +106,16 @@ SEATS = HAND_SIZES + MAX_PLAYERS  # MAX_PLAYERS: 1 for each seat in the game
 FLAGS = SEATS + MAX_PLAYERS  # the five flags below
 TO_MOVE, OPENING, PLACING, EXCHANGING, MAY_END = range(FLAGS, FLAGS + 5)
 NUM_FEATURES = FLAGS + 5
+
+# The move mode's observation (action_mode="moves"), a flat float32 vector: the position
+# (NUM_POSITION_FEATURES), then K rows of qwirkle_env.rows.columns.NUM_ROW_FEATURES.
+# Offsets into the position:
+POS_HAND = 0  # NUM_TYPES: own hand, copies of each type / COPIES
+POS_UNSEEN = POS_HAND + NUM_TYPES  # NUM_TYPES: copies not on the table or in hand / COPIES
+POS_BAG = POS_UNSEEN + NUM_TYPES  # tiles in the bag / NUM_TILES
+POS_SCORES = POS_BAG + 1  # MAX_PLAYERS: scores / SCORE_SCALE, seat order from the observer
+POS_HAND_SIZES = POS_SCORES + MAX_PLAYERS  # MAX_PLAYERS: hand sizes / HAND_SIZE, same order
+POS_SEATS = POS_HAND_SIZES + MAX_PLAYERS  # MAX_PLAYERS: 1 for each seat in the game
+POS_OPENING = POS_SEATS + MAX_PLAYERS  # 1 on the opening turn (the table is empty)
+NUM_POSITION_FEATURES = POS_OPENING + 1
+SCORE_SCALE = 100.0

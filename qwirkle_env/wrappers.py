@@ -105,7 +105,7 @@ class SingleAgentEnv(gymnasium.Env):
         if self._done():
             raise RuntimeError("the episode is over: call reset()")
         mask = env.mover_mask()
-        a = env.codec.check(action)
+        a = env.check_action(action)
         if not mask[a]:
             if self.illegal == "raise":
                 env.step(a)  # raises a ValueError that says why

@@ -25,7 +25,7 @@ from agents.scripted.baselines import best_by_points, exchange_rule
 from agents.scripted.heuristic import lines_through
 from agents.scripted.search import greedy_rollout
 from qwirkle_env import Game
-from qwirkle_env.position import chance_opponent_holds
+from qwirkle_env.rows.position import chance_opponent_holds
 from qwirkle_env.spec import margin
 from qwirkle_env.view import PlayerView
 

@@ -145,19 +145,20 @@ def assert_same_rows(found, expected) -> None:
 @pytest.fixture
 def rows_agree(request):
     """Every move-row table the test asks for is checked against the Python reference
-    (``candidates.reference_move_rows``): the same rows, bit for bit."""
+    (``qwirkle_env.rows.reference``): the same rows, bit for bit."""
+    import qwirkle_env.rows
     from agents.move_value import features as move_features
-    from qwirkle_env import candidates, move_mode
+    from qwirkle_env.rows import kernels, reference, table
 
-    compiled = candidates.move_rows
+    compiled = kernels.move_rows
 
     def checked(pos, extra=0):
         found = compiled(pos, extra)
-        assert_same_rows(found, candidates.reference_move_rows(pos, extra))
+        assert_same_rows(found, reference.reference_move_rows(pos, extra))
         return found
 
     with pytest.MonkeyPatch.context() as patch:
-        for module in (candidates, move_mode, move_features, request.module):
+        for module in (kernels, table, qwirkle_env.rows, move_features, request.module):
             if getattr(module, "move_rows", None) is compiled:
                 patch.setattr(module, "move_rows", checked)
         yield

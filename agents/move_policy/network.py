@@ -24,19 +24,19 @@ import numpy as np
 import torch
 from torch import nn
 
-from agents.base import PlanningAgent, as_move
+from agents.base import PlanningAgent
 from agents.checkpoint import MOVES_FORMAT
 from agents.net_agent import NetAgent
-from qwirkle_env.candidates import NUM_ROW_FEATURES, POINT_SCALE, ROW_FEATURES
 from qwirkle_env.engine.moves import Move
-from qwirkle_env.move_mode import (
+from qwirkle_env.rows.columns import NUM_ROW_FEATURES, POINT_SCALE, ROW_FEATURES
+from qwirkle_env.rows.position import Position
+from qwirkle_env.rows.table import (
     DEFAULT_MAX_MOVES,
     NUM_POSITION_FEATURES,
     move_table,
     observation,
     split_observation,
 )
-from qwirkle_env.position import Position
 from qwirkle_env.spec import MASKED_LOGIT
 from qwirkle_env.view import PlayerView
 
@@ -156,7 +156,7 @@ class MovePolicyAgent(NetAgent, PlanningAgent):
             row = int(logits.argmax(dim=1))
         else:
             row = int(torch.multinomial(torch.softmax(logits, dim=1), 1, generator=self.gen))
-        return as_move(*table.move(row))
+        return table.move(row)
 
 
 def move_policy_agent_of(

@@ -24,12 +24,13 @@ from typing import Protocol
 
 import numpy as np
 
-from qwirkle_env.engine.board import GRID_MARGIN, Board
-from qwirkle_env.engine.movegen import (
+from qwirkle_env.engine.board import Board
+from qwirkle_env.engine.compiled import (
     ANCHOR_WIDTH,
     BEST,
     COMPILED,
     FIT,
+    GRID_MARGIN,
     ND,
     NL,
     NR,
@@ -37,6 +38,7 @@ from qwirkle_env.engine.movegen import (
     SINK_MOST,
     SINK_MOST_OF_TILES,
     SINK_MOST_OF_TYPES,
+    WIDTH,
     fit_anchors,
     points_of_line,
     reset_sink,
@@ -44,9 +46,8 @@ from qwirkle_env.engine.movegen import (
     walk_fitted,
     walk_stack,
 )  # fmt: skip
-from qwirkle_env.engine.placements import WIDTH
 from qwirkle_env.jit import kernel, lowest_bit, njit
-from qwirkle_env.rowgen import chance_of_holding
+from qwirkle_env.rows.kernels import chance_of_holding
 from qwirkle_env.spec import END_BONUS, HAND_SIZE, MAX_LINE, NUM_TYPES
 
 __all__ = ["LOOK_WIDTH", "NUM_VALUES", "SPOT_WIDTH", "Turn", "values_after"]

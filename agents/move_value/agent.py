@@ -13,13 +13,18 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.base import PlanningAgent, as_move
+from agents.base import PlanningAgent
 from agents.move_value.features import FEATURES, POINT_SCALE, Candidates, candidates
 from agents.move_value.look_ahead import DEFAULT_LOOK_AHEAD, LookAhead
 from agents.move_value.network import MoveValueNet, PlayLayers, values
 from qwirkle_env.engine.moves import Move
-from qwirkle_env.position import Position
+from qwirkle_env.rows.position import Position
 from qwirkle_env.view import PlayerView
+
+# What a win is worth (minus for a loss) beside the points, in units of POINT_SCALE points:
+# the default of the TD runs (TDConfig.win_value), and what judges a network whose
+# checkpoint names none.
+DEFAULT_WIN_VALUE = 2.0
 
 
 def move_values(layers: PlayLayers, cands: Candidates) -> np.ndarray:
@@ -110,7 +115,7 @@ class ValueAgent(PlanningAgent):
         if not len(cands):
             raise RuntimeError("no legal move in this view: is it this agent's turn?")
         i = select(self.layers, cands, self.temperature, self.rng, self.look_ahead)
-        return as_move(*cands.move(i))
+        return cands.move(i)
 
 
 def trained_seat_counts(meta: dict) -> frozenset[int] | None:

@@ -20,7 +20,6 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from agents.base import as_move
 from agents.checkpoint import load_checkpoint, save_checkpoint
 from agents.move_value.agent import ValueAgent, value_agent_of
 from agents.move_value.features import POINT_SCALE, Candidates
@@ -105,7 +104,7 @@ class Recorder(LearnedSearchAgent):
         move = super().choose(view)
         if self._seen is not None:
             cands, order = self._seen
-            looked = [as_move(*cands.move(int(i))) for i in order]
+            looked = [cands.move(int(i)) for i in order]
             if move in looked:
                 rest = np.setdiff1d(np.arange(len(cands)), order)
                 pick = self.rng.sample(range(len(rest)), min(self.others, len(rest)))

@@ -1,6 +1,6 @@
 """The move-value agent's rows: the env's move rows plus a look two moves ahead.
 
-The columns the env shows in its whole-move mode (``qwirkle_env.candidates``) come first,
+The columns the env shows in its whole-move mode (``qwirkle_env.rows``) come first,
 computed by the same code, so the agent and a library policy see each move alike. The last
 columns, the look ahead (``agents.move_value.look_ahead``), cost a few move generations per
 move, so they are filled only for the few moves the agent shortlists
@@ -21,8 +21,10 @@ from agents.move_value.look_ahead import (
     LookAhead,
     TurnLookAhead,
 )
-from qwirkle_env.candidates import GOES_OUT, POINT_SCALE, ROW_FEATURES, MoveRows, move_rows
-from qwirkle_env.position import Position
+from qwirkle_env.engine.moves import Placement
+from qwirkle_env.rows import POINT_SCALE, ROW_FEATURES, MoveRows, move_rows
+from qwirkle_env.rows.columns import COL_GOES_OUT
+from qwirkle_env.rows.position import Position
 from qwirkle_env.spec import NUM_TYPES
 
 __all__ = [
@@ -61,7 +63,7 @@ class Candidates(MoveRows):
             return
         ahead = TurnLookAhead(self.position, rng, how)
         rows = np.asarray(rows, np.int64)
-        over = (rows < self.num_placements) & (self.features[rows, GOES_OUT] != 0)
+        over = (rows < self.num_placements) & (self.features[rows, COL_GOES_OUT] != 0)
         looked = rows[~over]  # a move that goes out ends the game: nothing to look at
         if not len(looked):
             return
@@ -83,8 +85,8 @@ class Candidates(MoveRows):
         self.features[looked, _TYPES] = block.reshape(len(looked), -1)
 
     def _items_kept(self, i: int) -> tuple[tuple, list[int]]:
-        kind, what = self.move(i)
-        return (what if kind == "place" else ()), self.kept(i)
+        move = self.move(i)
+        return (move.items if isinstance(move, Placement) else ()), self.kept(i)
 
 
 def candidates(pos: Position) -> Candidates:

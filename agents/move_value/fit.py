@@ -19,7 +19,7 @@ import torch
 from agents.move_value.features import NUM_MOVE_FEATURES, POINT_SCALE
 from agents.move_value.network import MoveValueNet
 from agents.move_value.valued import Valued
-from qwirkle_env.candidates import ROW_FEATURES
+from qwirkle_env.rows.columns import ROW_FEATURES
 
 __all__ = ["FitSettings", "before_look", "fit", "regret"]
 

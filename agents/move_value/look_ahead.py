@@ -23,12 +23,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from agents.move_value.afterstate import LOOK_WIDTH, NUM_VALUES, SPOT_WIDTH, values_after
-from qwirkle_env.candidates import POINT_SCALE
 from qwirkle_env.engine.board import LEN_H, LEN_V, Board
 from qwirkle_env.engine.hand import HAND_SIZE, remove_tiles
 from qwirkle_env.engine.lines import ids_of, line_points, mask_of
 from qwirkle_env.engine.placements import row_items, rows_of
-from qwirkle_env.position import Position, chance_opponent_holds
+from qwirkle_env.rows.columns import POINT_SCALE
+from qwirkle_env.rows.position import Position, chance_opponent_holds
 from qwirkle_env.spec import COPIES, END_BONUS, MAX_LINE, NUM_COLORS, NUM_SHAPES, NUM_TYPES
 
 # The values a look returns, in this order (points, or 0/1 for reply_goes_out).

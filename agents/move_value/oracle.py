@@ -18,17 +18,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.base import as_move
-from agents.move_value.agent import BySeatCount, ValueAgent, move_values
+from agents.move_value.agent import DEFAULT_WIN_VALUE, BySeatCount, ValueAgent, move_values
 from agents.move_value.features import POINT_SCALE, candidates
 from agents.move_value.search import ENDGAME_K, rank_moves, turn_worth
-from agents.move_value.td import TDConfig
 from agents.options import check_options
 from agents.scripted.endgame import endgame_values
 from agents.scripted.oracle import LEARNED_ORACLE_OPTIONS, PeekingAgent
 from qwirkle_env.engine.game import Game
 from qwirkle_env.engine.moves import Move
-from qwirkle_env.position import Position
+from qwirkle_env.rows.position import Position
 from qwirkle_env.spec import margin, win_reward
 from qwirkle_env.view import PlayerView
 
@@ -53,7 +51,7 @@ class LearnedOracleAgent(PeekingAgent):
         endgame = game.num_players == 2 and game.bag_size == 0
         k = ENDGAME_K if endgame else self.k
         cands, order, _ = rank_moves(network, Position.of_game(game), k, self.rng)
-        moves = [as_move(*cands.move(int(i))) for i in order[:k]]
+        moves = [cands.move(int(i)) for i in order[:k]]
         if len(moves) == 1:
             return moves[0]
         if endgame:  # nothing is hidden even to a fair player: the learned search's endgame
@@ -79,7 +77,7 @@ class LearnedOracleAgent(PeekingAgent):
         worst = np.inf
         for i in picked:
             answered = after.clone()
-            answered.apply(as_move(*cands.move(int(i))))
+            answered.apply(cands.move(int(i)))
             while not answered.over and answered.current != seat:  # 3-4 players: the rest
                 answered.apply(best_move(network, answered))
             worst = min(worst, self.outcome(answered, seat, network))
@@ -91,7 +89,7 @@ class LearnedOracleAgent(PeekingAgent):
         value = float(margin(game.scores, seat))
         if game.over:
             trained = network.meta.get("train") or {}
-            win_value = float(trained.get("win_value", TDConfig.win_value))
+            win_value = float(trained.get("win_value", DEFAULT_WIN_VALUE))
             return value + POINT_SCALE * win_value * win_reward(game.scores, seat)
         if game.current == seat:
             value += turn_worth(network.layers, game)
@@ -101,4 +99,4 @@ class LearnedOracleAgent(PeekingAgent):
 def best_move(network: ValueAgent, game: Game) -> Move:
     """The network's cheapest judgement of the player to move: the best 1-ply worth."""
     cands = candidates(Position.of_game(game))
-    return as_move(*cands.move(int(np.argmax(move_values(network.layers, cands)))))
+    return cands.move(int(np.argmax(move_values(network.layers, cands))))

@@ -43,7 +43,7 @@ import numpy as np
 import torch
 from tqdm import tqdm
 
-from agents.base import PlanningAgent, as_move
+from agents.base import PlanningAgent
 from agents.checkpoint import save_checkpoint
 from agents.move_value.agent import look_at_best, move_values, pick
 from agents.move_value.features import candidates
@@ -54,7 +54,7 @@ from agents.move_value.search import leaf_value
 from agents.move_value.valued import Valued, save_positions
 from agents.registry import make_agent
 from qwirkle_env.engine.game import Game
-from qwirkle_env.position import Position
+from qwirkle_env.rows.position import Position
 from qwirkle_env.vector.rollouts import Rollouts
 from qwirkle_env.view import PlayerView
 
@@ -225,11 +225,7 @@ def value_game(task: tuple) -> list[Valued]:
         if theirs:
             game.apply(opponent.choose(PlayerView.of(game, their_seat)))
             continue
-        kind, what = cands.move(i)
-        if kind == "place":
-            game.apply_placement(list(what), trusted=True)
-        else:
-            game.apply_exchange(list(what))
+        game.apply(cands.move(i), trusted=True)
     return out
 
 
@@ -240,7 +236,7 @@ def simulated(
     simulations, as the search's rollouts play them (the mover sees only their own hand);
     with ``cfg.leaf`` (and no ``cfg.top``) and tiles in the bag, the learned search's leaf
     values instead."""
-    moves = [as_move(*cands.move(int(j))) for j in short]
+    moves = [cands.move(int(j)) for j in short]
     view = PlayerView.of(game, game.current)
     if cfg.leaf and not cfg.top and game.bag_size > 0:
         return _leaf_values(view, moves, cfg.sims, rng, judge)
@@ -265,7 +261,7 @@ def judged_closely(
     out = np.full((len(short), 2), np.nan, np.float32)
     if game.bag_size > 0:
         best = np.argsort(-again, kind="stable")[: cfg.top]
-        moves = [as_move(*cands.move(int(j))) for j in short[best]]
+        moves = [cands.move(int(j)) for j in short[best]]
         view = PlayerView.of(game, game.current)
         out[best] = _leaf_values(view, moves, cfg.top_sims, rng, judge)
     return out

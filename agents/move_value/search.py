@@ -27,7 +27,6 @@ from collections.abc import Callable
 
 import numpy as np
 
-from agents.base import as_move
 from agents.move_value.agent import BySeatCount, ValueAgent, move_values
 from agents.move_value.features import POINT_SCALE, Candidates, candidates
 from agents.move_value.network import values
@@ -36,7 +35,7 @@ from agents.scripted.endgame import endgame_values
 from agents.scripted.search import LEARNED_SEARCH_OPTIONS, SearchAgent, greedy_rollout
 from qwirkle_env.engine.game import Game
 from qwirkle_env.engine.moves import Move
-from qwirkle_env.position import Position
+from qwirkle_env.rows.position import Position
 from qwirkle_env.spec import margin
 from qwirkle_env.view import PlayerView
 
@@ -107,7 +106,7 @@ class LearnedSearchAgent(SearchAgent):
         k = self.k if k is None else k
         cands, order, worth = self.ranking(view, k)
         top = order[:k]
-        moves = [as_move(*cands.move(int(i))) for i in top]
+        moves = [cands.move(int(i)) for i in top]
         after = worth[top] - cands.points[top] / POINT_SCALE  # the afterstate's value
         return moves, self.prior * POINT_SCALE * after
 

@@ -29,13 +29,13 @@ from multiprocessing import get_context
 import numpy as np
 import torch
 
-from agents.move_value.agent import select
+from agents.move_value.agent import DEFAULT_WIN_VALUE, select
 from agents.move_value.features import POINT_SCALE, candidates
 from agents.move_value.look_ahead import DEFAULT_LOOK_AHEAD, LookAhead
 from agents.move_value.network import MoveValueNet, ValueNetConfig
 from agents.registry import make_agent
 from qwirkle_env.engine.game import Game
-from qwirkle_env.position import Position
+from qwirkle_env.rows.position import Position
 from qwirkle_env.spec import MAX_TURNS, margin, win_reward
 from qwirkle_env.view import PlayerView
 
@@ -53,7 +53,7 @@ class TDConfig:
     """seat counts to train on, one drawn per game (e.g. 2,3,4)"""
     lam: float = 0.7
     """TD(lambda)'s lambda (1: Monte Carlo returns)"""
-    win_value: float = 2.0
+    win_value: float = DEFAULT_WIN_VALUE
     """worth of a win (minus for a loss) in units of 10 points"""
     temperature_start: float = 0.3
     """softmax exploration over the moves' worth, at the start"""
@@ -200,11 +200,7 @@ def play_game(
         else:
             cands = candidates(Position.of_game(game))
             i = select(layers, cands, temperature, rng, how)
-            kind, what = cands.move(i)
-            if kind == "place":
-                game.apply_placement(list(what), trusted=True)
-            else:
-                game.apply_exchange(list(what))
+            game.apply(cands.move(i), trusted=True)
             feats[seat].append(cands.features[i])
             margins[seat].append(margin(game.scores, seat))
         turns += 1

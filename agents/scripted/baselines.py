@@ -13,8 +13,8 @@ from collections import Counter
 
 import numpy as np
 
-from agents.base import Agent, PlanningAgent, exchange, placement
-from qwirkle_env.engine.moves import Move
+from agents.base import Agent, PlanningAgent
+from qwirkle_env.engine.moves import Exchange, Move, Placement
 from qwirkle_env.engine.placements import row_items
 from qwirkle_env.engine.tiles import NUM_SHAPES
 from qwirkle_env.opponents import RandomActionOpponent
@@ -53,8 +53,8 @@ class GreedyAgent(PlanningAgent):
     def choose(self, view: PlayerView) -> Move:
         rows = view.top_placement_rows()  # the highest-scoring of view.placements(), in order
         if not len(rows):
-            return exchange(exchange_rule(view.hand, view.bag_size, self.rng))
-        return placement(row_items(rows[best_row(rows, self.rng)]))
+            return Exchange.of_ids(exchange_rule(view.hand, view.bag_size, self.rng))
+        return Placement.of_ids(row_items(rows[best_row(rows, self.rng)]))
 
 
 def best_by_points(found: list, rng: random.Random) -> tuple:

@@ -14,14 +14,14 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, fields
 
-from agents.base import PlanningAgent, exchange, placement
+from agents.base import PlanningAgent
 from agents.options import Option, check_options
 from agents.scripted.baselines import exchange_rule
 from qwirkle_env.engine.board import FIT_H, FIT_V, Board
 from qwirkle_env.engine.lines import mask_of
-from qwirkle_env.engine.moves import Move
+from qwirkle_env.engine.moves import Exchange, Move, Placement
 from qwirkle_env.engine.tiles import NUM_SHAPES, NUM_TYPES
-from qwirkle_env.position import chance_opponent_holds
+from qwirkle_env.rows.position import chance_opponent_holds
 from qwirkle_env.spec import END_BONUS
 from qwirkle_env.view import PlayerView
 
@@ -169,8 +169,8 @@ class HeuristicAgent(PlanningAgent):
     def choose(self, view: PlayerView) -> Move:
         found = view.placements()
         if not found:
-            return exchange(exchange_rule(view.hand, view.bag_size, self.rng))
+            return Exchange.of_ids(exchange_rule(view.hand, view.bag_size, self.rng))
         ranked = Evaluator(view, self.weights).ranked(found)[: self.weights.top]
         top = ranked[0][0]
         ties = [items for v, items in ranked if v >= top - 1e-9]
-        return placement(ties[self.rng.randrange(len(ties))] if len(ties) > 1 else ties[0])
+        return Placement.of_ids(ties[self.rng.randrange(len(ties))] if len(ties) > 1 else ties[0])

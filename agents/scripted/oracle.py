@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.base import PlanningAgent, exchange, placement
+from agents.base import PlanningAgent
 from agents.options import Option, check_options
 from agents.scripted.baselines import exchange_rule
 from qwirkle_env.engine.game import Game
-from qwirkle_env.engine.moves import Move
+from qwirkle_env.engine.moves import Exchange, Move, Placement
 from qwirkle_env.engine.placements import row_items
 from qwirkle_env.vector.rollouts import Rollouts
 from qwirkle_env.view import PlayerView
@@ -67,11 +67,11 @@ class OracleAgent(PeekingAgent):
         game = self.true_game(view)
         rows = game.placement_rows()
         order = np.argsort(-rows[:, 1], kind="stable")[: self.k] if len(rows) else []
-        moves: list[Move] = [placement(row_items(rows[i])) for i in order]
+        moves: list[Move] = [Placement.of_ids(row_items(rows[i])) for i in order]
         if game.bag and game.opening_size is None:
             ids = exchange_rule(game.hands[game.current], len(game.bag), self.rng)
             if ids:
-                moves.append(exchange(ids))
+                moves.append(Exchange.of_ids(ids))
         if len(moves) == 1:
             return moves[0]
         rollouts = Rollouts(game, moves, deal=False)

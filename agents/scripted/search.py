@@ -17,13 +17,13 @@ from collections.abc import Callable
 
 import numpy as np
 
-from agents.base import PlanningAgent, as_move
+from agents.base import PlanningAgent
 from agents.options import Option, check_options
 from agents.scripted.baselines import best_row, exchange_rule
 from agents.scripted.heuristic import WEIGHT_OPTIONS, Evaluator, Weights
 from qwirkle_env.engine.game import Game
 from qwirkle_env.engine.hand import HAND_SIZE
-from qwirkle_env.engine.moves import Move
+from qwirkle_env.engine.moves import Exchange, Move, Placement
 from qwirkle_env.engine.placements import row_items
 from qwirkle_env.vector.rollouts import Rollouts
 from qwirkle_env.view import PlayerView
@@ -92,23 +92,23 @@ class SearchAgent(PlanningAgent):
     def proposals(self, view: PlayerView) -> tuple[list[Move], np.ndarray]:
         """The candidate moves, and what each is worth before any simulation (in points,
         added to its mean margin): nothing here; a learned search puts its network there."""
-        moves = [as_move(*c) for c in self.candidates(view)]
+        moves = self.candidates(view)
         return moves, np.zeros(len(moves))
 
     def candidates(self, view: PlayerView) -> list:
-        """("place", items) / ("exchange", ids) candidates, best heuristic value first."""
+        """The candidate moves, best heuristic value first."""
         found = view.placements()
         out = []
         if found:
             ranked = Evaluator(view, self.weights).ranked(found)
-            out = [("place", items) for _, items in ranked[: self.k]]
+            out = [Placement.of_ids(items) for _, items in ranked[: self.k]]
         if view.bag_size and view.opening_size is None:
             # The greedy rule's exchange competes too, unless the bag is nearly empty and
             # there are plenty of placements (exchanging that late rarely pays).
             ids = exchange_rule(view.hand, view.bag_size, self.rng)
             late = view.bag_size < HAND_SIZE
             if ids and not (late and len(out) >= self.k):
-                out.append(("exchange", ids))
+                out.append(Exchange.of_ids(ids))
         return out
 
     def choose(self, view: PlayerView) -> Move:

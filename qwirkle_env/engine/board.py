@@ -5,10 +5,8 @@ empty cell touching a tile (the *frontier*), the runs of tiles next to it in the
 directions. That is all any rule needs: a tile fits a cell iff it is compatible with the
 runs on each side, and a placement grows a run cell by cell. ``play`` updates only the
 frontier cells at the ends of the runs it changed, so move generation never rescans the
-table. The board also keeps the table as a flat grid of cell codes, the frontier's order
-included, which the compiled move generator (``movegen.py``) reads. Once numba is loaded,
-a trusted placement is one call of ``grid.py``'s kernel on that grid, and the frontier
-dicts are rebuilt from the cells it changed when they are next read.
+table. The board also keeps the table as a flat grid of cell codes for the compiled
+kernels: that half is ``compiled_table.py``, which ``Board`` inherits.
 
 Two faces: the rules API on ``Tile`` objects (``score``, ``play``, ``legal_placements``,
 ``fits``) and, for the env, the game and agents in their hot loops, the same rules on tile
@@ -25,6 +23,7 @@ from collections.abc import Iterable, Iterator, Mapping
 
 import numpy as np
 
+from .compiled_table import CompiledTable, movegen_ready
 from .frontier import (
     C_D,
     C_L,
@@ -44,14 +43,7 @@ from .frontier import (
     T_U,
 )
 from .lines import ALL, COMPAT, ids_of, line_fault, line_points, mask_of
-from .placements import (
-    WIDTH,
-    grown_placements,
-    opening_placements,
-    rows_of,
-    rows_to_placements,
-    top_rows,
-)
+from .placements import WIDTH, grown_placements, opening_placements, rows_to_placements
 from .tiles import COPIES, NUM_TYPES, Tile
 
 Cell = tuple[int, int]
@@ -64,11 +56,10 @@ class IllegalMove(ValueError):
     """A move the rules forbid; the message names the rule."""
 
 
-class Board:
+class Board(CompiledTable):
     """Tiles on the table, with legality and scoring of placements."""
 
-    __slots__ = ("_cells", "_front", "_fits", "_box", "_counts", "_full", "_grid", "_g", "_r0",
-                 "_c0", "_seq", "_fitgrid", "_work")  # fmt: skip
+    __slots__ = ("_cells", "_front", "_fits", "_box", "_counts", "_full")
 
     def __init__(self, tiles: Mapping[Cell, Tile] | None = None) -> None:
         self._cells: dict[Cell, int] = {}
@@ -131,16 +122,13 @@ class Board:
         new._box = self._box
         new._counts = list(self._counts)
         new._full = self._full
-        new._grid = None if self._grid is None else self._grid.copy()
-        new._g, new._r0, new._c0, new._seq = self._g, self._r0, self._c0, self._seq
-        new._fitgrid = None if self._fitgrid is None else self._fitgrid.copy()
-        new._work = None if self._work is None else self._work.copy()
+        self._copy_grid_into(new)
         return new
 
     def bounds(self) -> tuple[int, int, int, int] | None:
         """(min_row, max_row, min_col, max_col) of the tiles, None when empty."""
         if self._work is not None and self._cells:
-            return tuple(self._work[_grid.TOP : _grid.RIGHT + 1].tolist())
+            return self._kernel_box()
         if self._box is None and self._cells:
             rows = [r for r, _ in self._cells]
             cols = [c for _, c in self._cells]
@@ -208,7 +196,7 @@ class Board:
         """Mask of the tile types that fit some cell alone (every type on an empty table):
         no tile outside it can be placed now."""
         if self._work is not None:
-            return self._work.item(_grid.FITTING)
+            return self._kernel_fitting()
         if not self._cells:
             return ALL
         fitting = 0
@@ -226,14 +214,14 @@ class Board:
     def type_counts(self) -> list[int]:
         """Copies of each tile type on the table, by id. Read-only."""
         if self._work is not None:
-            return self._work[_grid.ON_TABLE : _grid.ON_TABLE + NUM_TYPES].tolist()
+            return self._kernel_counts()
         return self._counts
 
     @property
     def complete_types(self) -> int:
         """Mask of the tile types whose every copy is on the table."""
         if self._work is not None:
-            return self._work.item(_grid.FULL)
+            return self._kernel_full()
         return self._full
 
     @property
@@ -249,16 +237,6 @@ class Board:
         """Each frontier cell some tile fits alone -> the mask of those types. Read-only."""
         self._sync()
         return self._fits
-
-    @property
-    def code_grid(self) -> tuple[np.ndarray, int, int, int] | None:
-        """``(grid, side, r0, c0)``: the table as ``movegen.py``'s flat int16 grid of cell
-        codes, table cell ``(r0 + i, c0 + j)`` at index ``i * side + j``, at least
-        ``GRID_MARGIN`` cells inside its edge. None while the table is empty, and for a
-        crafted table too wide or too far out for a grid. Read-only: the board's own array."""
-        if self._grid is None:
-            return None
-        return self._grid, self._g, self._r0, self._c0
 
     def score_ids(self, items: list[tuple[Cell, int]]) -> int:
         """``score`` on ``[(cell, tile_id), ...]``: points if legal, else IllegalMove."""
@@ -387,46 +365,11 @@ class Board:
             self._place(items)
         return points
 
-    def _kernel_play(self, items: list[tuple[Cell, int]]) -> int:
-        """``play_legal`` by grid.py's kernel; -1, with nothing changed, where it can't: a
-        tile would come within GRID_MARGIN of the grid's edge (``_place`` then grows the
-        grid), or the table is one the kernel doesn't take (see _start_kernels), or numba
-        is not loaded yet (a process that only replays records never loads it)."""
-        if self._fitgrid is None:
-            if not _kernels_loaded():
-                return -1
-            if not self._cells:
-                self._grid_cover([cell for cell, _ in items])  # the first tiles: a grid
-            self._start_kernels()
-            if self._fitgrid is None:
-                return -1
-        g, r0, c0 = self._g, self._r0, self._c0
-        lo, hi = GRID_MARGIN, g - GRID_MARGIN
-        work = self._work
-        at = _SCRATCH_AT
-        for (r, c), t in items:
-            i, j = r - r0, c - c0
-            if not (lo <= i < hi and lo <= j < hi):
-                return -1
-            work[at] = (i * g + j) << 6 | t
-            at += 1
-        points = _grid.play(self._grid, self._fitgrid, work, _HASHES, len(items))
-        self._cells.update(items)
-        if points >= _SYNC_SOON:  # the changed cells' list is nearly full
-            self._sync()
-            points -= _SYNC_SOON
-        return points
-
     def _place(self, items: list[tuple[Cell, int]]) -> None:
         """``place_legal`` in Python, on up-to-date dicts (the first tiles of a game, a
         grid that grows, tables beyond the kernel)."""
-        work = self._work
-        if work is not None:  # the board's numbers back from the kernel's array
-            self._sync()
-            self._seq, self._full = int(work[_grid.SEQ]), int(work[_grid.FULL])
-            self._counts = work[_grid.ON_TABLE : _grid.ON_TABLE + NUM_TYPES].tolist()
-            self._box = self.bounds()
-            self._fitgrid = self._work = None  # the next kernel play starts them again
+        if self._work is not None:
+            self._stop_kernels()
         cells = self._cells
         front = self._front
         fits = self._fits
@@ -487,60 +430,6 @@ class Board:
             self._fits[cell] = fit
         else:
             self._fits.pop(cell, None)
-
-    def _sync(self) -> None:
-        """Brings the frontier dicts up to date with the cells the kernel changed: records
-        rebuilt, taken cells dropped, new cells added in the order they joined (their
-        ranks), so the dicts are what the Python refresh would have made, order included."""
-        work = self._work
-        n = 0 if work is None else work.item(_grid.N_CHANGED)
-        if not n:
-            return
-        changed = work[_grid.CHANGED_AT : _grid.CHANGED_AT + n]
-        self._fitgrid[changed] &= ~_grid.CHANGED
-        work[_grid.N_CHANGED] = 0
-        g, r0, c0 = self._g, self._r0, self._c0
-        cells, front, fits = self._cells, self._front, self._fits
-        codes = self._grid[changed].tolist()
-        joined = []
-        for p, code in zip(changed.tolist(), codes, strict=True):
-            cell = (r0 + p // g, c0 + p % g)
-            if cell in cells:
-                front.pop(cell, None)
-                fits.pop(cell, None)
-            elif cell in front:
-                self._keep(cell, self._record(cell))
-            else:
-                joined.append((-code, cell))
-        joined.sort()
-        for _, cell in joined:
-            self._keep(cell, self._record(cell))
-
-    def _start_kernels(self) -> None:
-        """From here on grid.py's kernel places trusted placements, if it is loaded and the
-        grid lies within the reach of its set order; the dicts must be up to date."""
-        self._fitgrid = self._work = None
-        g, r0, c0 = self._g, self._r0, self._c0
-        if self._grid is None or not _kernels_loaded() or not _grid.changes_in_reach(g, r0, c0):
-            return
-        fitgrid = np.zeros(g * g, np.int64)
-        for (r, c), fit in self._fits.items():
-            fitgrid[(r - r0) * g + c - c0] = fit
-        work = np.zeros(_grid.WORK_SIZE, np.int64)
-        grid = self._grid
-        for r, c in self._front:  # the anchors by rank (those past ANCHORS_CAP unlisted)
-            p = (r - r0) * g + c - c0
-            rank = -1 - int(grid[p])
-            if rank < _grid.ANCHORS_CAP:
-                work[_grid.ANCHORS_AT + rank] = p
-        work[_grid.FITTING] = _grid.count_fits(fitgrid, work) if self._fits else 0
-        work[_grid.SEQ], work[_grid.SIDE], work[_grid.ROW0], work[_grid.COL0] = self._seq, g, r0, c0
-        work[_grid.FULL] = self._full
-        far = 1 << 62  # an empty table's bounds: the first tile sets them
-        box = self.bounds() or (far, -far, far, -far)
-        work[_grid.TOP : _grid.RIGHT + 1] = box
-        work[_grid.ON_TABLE : _grid.ON_TABLE + NUM_TYPES] = self._counts
-        self._fitgrid, self._work = fitgrid, work
 
     def _record(self, cell: Cell) -> tuple[int, ...] | None:
         """The frontier record of an empty cell, None if it touches no tile. The four
@@ -624,9 +513,9 @@ class Board:
         the compiled ``movegen.py`` when numba is there, else by ``placements.py``: the same
         list either way."""
         if not self._cells:
-            if not _movegen_ready():
+            if not movegen_ready():
                 return opening_placements(hand)
-        elif self._grid is None or not _movegen_ready():
+        elif self._grid is None or not movegen_ready():
             return grown_placements(self.frontier, hand)
         return rows_to_placements(self.placement_rows(hand).tolist())
 
@@ -641,122 +530,6 @@ class Board:
         """The rows of ``placement_rows`` that score the most, in its order: what a greedy
         player chooses among, without the cost of writing every other row."""
         return self._rows(hand, True)
-
-    def _rows(self, hand: int, top: bool) -> np.ndarray:
-        size = 32 if top else 256  # ties for the most are few
-        if self._work is not None:  # the kernel's board
-            mode = _movegen.TOP if top else _movegen.ROWS
-            args = (self._grid, self._fitgrid, self._work, _LIST, hand)
-            rows = _written(_grid.placements, args, mode, size)
-            if rows is not None:
-                return rows
-        if _movegen_ready():
-            if not self._cells:
-                rows = _written(_opening.opening_rows, (hand, 0), None, 64)
-                return top_rows(rows) if top else rows
-            if self._grid is not None:
-                return self._scanned_rows(hand, top, size)
-        found = grown_placements(self.frontier, hand) if self._cells else opening_placements(hand)
-        rows = rows_of(found)
-        return top_rows(rows) if top else rows
-
-    def _scanned_rows(self, hand: int, top: bool, size: int) -> np.ndarray:
-        """``_rows`` by ``movegen.board_placements``, which finds the anchors on the grid."""
-        first, bottom, left, right = self.bounds()
-        r0, c0 = self._r0, self._c0
-        local = (first - r0, bottom - r0, left - c0, right - c0)
-        seq = self._seq if self._work is None else int(self._work[_grid.SEQ])
-        args = (self._grid, self._g, local, seq, hand, r0, c0)
-        return _written(
-            _movegen.board_placements, args, _movegen.TOP if top else _movegen.ROWS, size
-        )
-
-    def _grid_cover(self, new_cells: list[Cell]) -> None:
-        """Makes the grid hold these cells at least GRID_MARGIN cells inside its edge:
-        creates it, or doubles it about its middle; drops it past GRID_MAX."""
-        g, r0, c0 = self._g, self._r0, self._c0
-        grid = self._grid
-        if grid is None:
-            box = _box_of([*self._cells, *new_cells])
-            g = GRID_START
-            r0 = (box[0] + box[1]) // 2 - g // 2
-            c0 = (box[2] + box[3]) // 2 - g // 2
-        lo, hi = GRID_MARGIN, g - GRID_MARGIN
-        if grid is not None and all(lo <= r - r0 < hi and lo <= c - c0 < hi for r, c in new_cells):
-            return
-        box = _box_of([*self._cells, *new_cells])
-        while not (
-            lo <= box[0] - r0 and box[1] - r0 < hi and lo <= box[2] - c0 and box[3] - c0 < hi
-        ):
-            grown = 2 * g
-            r0 -= (grown - g) // 2
-            c0 -= (grown - g) // 2
-            g = grown
-            lo, hi = GRID_MARGIN, g - GRID_MARGIN
-        if g > GRID_MAX or max(abs(r0), abs(c0)) > GRID_FAR:
-            self._grid = None
-            return
-        new = np.zeros(g * g, np.int16)
-        if grid is not None:  # the old square, moved to its place in the new one
-            old = grid.reshape(self._g, self._g)
-            dr, dc = self._r0 - r0, self._c0 - c0
-            new.reshape(g, g)[dr : dr + self._g, dc : dc + self._g] = old
-        else:
-            for (r, c), t in self._cells.items():
-                new[(r - r0) * g + c - c0] = 1 + t
-            seq = 0
-            for r, c in self._front:
-                new[(r - r0) * g + c - c0] = -1 - seq
-                seq += 1
-            self._seq = seq
-        self._grid, self._g, self._r0, self._c0 = new, g, r0, c0
-
-
-GRID_START = 48  # the grid's first side; it doubles when the table nears its edge
-GRID_MARGIN = 8  # cells kept free past the table: a placement's reach plus a walk past it
-GRID_MAX = 256  # wider than any table play can build (at most 108 tiles across)
-GRID_FAR = 1 << 40  # cells beyond this stay with placements.py (int64 in the kernel)
-
-# movegen.py, grid.py and opening.py, imported on the first placement list (they load
-# numba), the set order's cell hashes (setorder.cell_hashes) for grid.play, the scratch
-# of grid.placements and two of grid.py's numbers.
-_movegen = _grid = _opening = _HASHES = _LIST = _SCRATCH_AT = _SYNC_SOON = None
-
-
-def _movegen_ready() -> bool:
-    global _movegen, _grid, _opening, _HASHES, _LIST, _SCRATCH_AT, _SYNC_SOON
-    if _movegen is None:
-        from . import grid, movegen, opening
-        from .setorder import cell_hashes
-
-        _grid, _opening, _HASHES = grid, opening, cell_hashes()
-        _SCRATCH_AT, _SYNC_SOON = grid.SCRATCH_AT, grid.SYNC_SOON
-        _LIST = np.zeros(grid.LIST_SCRATCH, np.int64)
-        _movegen = movegen  # last: _kernels_loaded() reads it
-    return _movegen.COMPILED
-
-
-def _written(write, args: tuple, mode: int | None, size: int) -> np.ndarray | None:
-    """The rows ``write(*args, out[, mode])`` writes into a fresh array, written again into
-    a longer one when the first was too short; None if ``write`` declines (-1)."""
-    out = np.empty((size, WIDTH), np.int64)
-    tail = () if mode is None else (mode,)
-    count = write(*args, out, *tail)
-    if count > size:
-        out = np.empty((count, WIDTH), np.int64)
-        write(*args, out, *tail)
-    return None if count < 0 else out[:count]
-
-
-def _kernels_loaded() -> bool:
-    """Whether the compiled kernels are loaded (the first placement list loads them)."""
-    return _movegen is not None and _movegen.COMPILED
-
-
-def _box_of(cells: list[Cell]) -> tuple[int, int, int, int]:
-    rows = [r for r, _ in cells]
-    cols = [c for _, c in cells]
-    return min(rows), max(rows), min(cols), max(cols)
 
 
 def _neighbours(cell: Cell) -> list[Cell]:

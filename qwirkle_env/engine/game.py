@@ -169,11 +169,15 @@ class Game:
             return top_rows(self.placement_rows())
         return self.board.top_placement_rows(mask_of(self.hands[self.current]))
 
-    def apply(self, move: Move) -> int:
-        """Plays the current player's move and returns its points (end bonus included)."""
+    def apply(self, move: Move, *, trusted: bool = False) -> int:
+        """Plays the current player's move and returns its points (end bonus included).
+        ``trusted=True``: the move comes from this position's move list (``MoveRows.move``),
+        so its lines need no check (``apply_placement`` says what still is)."""
         if self.over:
             raise IllegalMove("game over: no more moves can be played")
         if isinstance(move, Placement):
+            if trusted:
+                return self.apply_placement(list(move.items), trusted=True, move=move)
             return self.apply_placement([(cell, t.id) for cell, t in move.tiles], move=move)
         if isinstance(move, Exchange):
             return self.apply_exchange([t.id for t in move.tiles], move=move)

@@ -9,12 +9,15 @@ can be extended, merged and checked with a few integer operations.
 
 from __future__ import annotations
 
-from ..spec import MAX_LINE, NUM_SHAPES, NUM_TYPES, QWIRKLE_BONUS
+import numpy as np
+
+from ..spec import ALL, MAX_LINE, NUM_SHAPES, NUM_TYPES, QWIRKLE_BONUS
 
 __all__ = [
     "ALL",
     "COLOR_MASK",
     "COMPAT",
+    "COMPAT_ARRAY",
     "SHAPE_MASK",
     "MAX_LINE",
     "compat_of",
@@ -24,8 +27,6 @@ __all__ = [
     "mask_of",
 ]
 
-ALL = (1 << NUM_TYPES) - 1
-
 COLOR_MASK = tuple(sum(1 << (c * NUM_SHAPES + s) for s in range(NUM_SHAPES)) for c in range(6))
 SHAPE_MASK = tuple(sum(1 << (c * NUM_SHAPES + s) for c in range(6)) for s in range(NUM_SHAPES))
 
@@ -33,6 +34,7 @@ SHAPE_MASK = tuple(sum(1 << (c * NUM_SHAPES + s) for c in range(6)) for s in ran
 COMPAT = tuple(
     (COLOR_MASK[t // NUM_SHAPES] | SHAPE_MASK[t % NUM_SHAPES]) & ~(1 << t) for t in range(NUM_TYPES)
 )
+COMPAT_ARRAY = np.array(COMPAT, dtype=np.int64)  # the same table, as compiled kernels read it
 
 
 def compat_of(ids) -> int:

@@ -36,8 +36,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..jit import COMPILED, kernel, lowest_bit, njit
-from ..spec import MAX_LINE, NUM_TYPES
-from .lines import COMPAT as _COMPAT
+from ..spec import ALL, MAX_LINE
+from .lines import COMPAT_ARRAY as COMPAT
 from .lines import line_points
 
 __all__ = [
@@ -47,8 +47,6 @@ __all__ = [
     "points_of_line", "reset_sink", "walk", "walk_fitted", "walk_stack",
 ]  # fmt: skip
 
-ALL = (1 << NUM_TYPES) - 1
-COMPAT = np.array(_COMPAT, dtype=np.int64)
 points_of_line = njit(cache=True)(line_points)  # lines.line_points, for kernels
 
 

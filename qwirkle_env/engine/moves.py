@@ -31,6 +31,14 @@ class Placement:
         return move
 
     @property
+    def items(self) -> tuple[tuple[Cell, int], ...]:
+        """``((cell, tile_id), ...)``: the ``of_ids`` items in their order while the tiles
+        are unread, else the sorted tiles' ids."""
+        if self._tiles is None:
+            return self._items
+        return tuple((cell, t.id) for cell, t in self._tiles)
+
+    @property
     def tiles(self) -> tuple[tuple[Cell, Tile], ...]:
         if self._tiles is None:
             tiles = tuple(sorted([(cell, TILE_TYPES[t]) for cell, t in self._items]))
@@ -96,6 +104,11 @@ class Exchange:
 
     def __init__(self, tiles: Iterable[Tile]) -> None:
         object.__setattr__(self, "tiles", tuple(sorted(as_tile(t) for t in tiles)))
+
+    @classmethod
+    def of_ids(cls, tile_ids: Iterable[int]) -> Exchange:
+        """From tile ids, as the move list and the move rows hold them."""
+        return cls(TILE_TYPES[t] for t in tile_ids)
 
     def __len__(self) -> int:
         return len(self.tiles)

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from qwirkle_env import Board, Game
-from qwirkle_env.engine import board as board_module
+from qwirkle_env.engine import compiled_table as board_module
 from qwirkle_env.engine import grid as grid_module
 from qwirkle_env.engine.lines import ALL, mask_of
 from qwirkle_env.engine.placements import row_items

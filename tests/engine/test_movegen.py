@@ -22,7 +22,7 @@ import pytest
 
 from agents.scripted.baselines import best_by_points, best_row
 from qwirkle_env import Board, Color, Game, Shape, Tile
-from qwirkle_env.engine import board as board_module
+from qwirkle_env.engine import compiled_table as board_module
 from qwirkle_env.engine import movegen
 from qwirkle_env.engine.lines import mask_of
 from qwirkle_env.engine.placements import WIDTH, row_items, rows_of, top_rows

@@ -14,9 +14,10 @@ from pettingzoo.test import api_test, seed_test
 
 from qwirkle_env import Exchange, Game, IllegalMove, Placement, env, raw_env
 from qwirkle_env.actions import ActionCodec
-from qwirkle_env.candidates import NUM_ROW_FEATURES, move_rows
 from qwirkle_env.engine.hand import distinct_exchanges
-from qwirkle_env.move_mode import (
+from qwirkle_env.rows import NUM_ROW_FEATURES, move_rows
+from qwirkle_env.rows.position import Position
+from qwirkle_env.rows.table import (
     DEFAULT_MAX_MOVES,
     NUM_POSITION_FEATURES,
     POS_SCORES,
@@ -24,7 +25,6 @@ from qwirkle_env.move_mode import (
     observation_size,
     split_observation,
 )
-from qwirkle_env.position import Position
 from qwirkle_env.spec import ENV_ID
 
 PLAYERS = (2, 3, 4)
@@ -204,7 +204,7 @@ def test_a_position_with_more_moves_than_k_keeps_the_first_k_and_counts_the_cut(
     assert kept_points.min() >= full.points[DEFAULT_MAX_MOVES:].max()
     # a move left out can still be played by step_move
     left_out = e.move_table().moves[-1]
-    assert left_out[0] == "place"
+    assert isinstance(left_out, Placement)
     exchange = Exchange(game.legal_exchanges()[0].tiles)
     e.step_move(exchange)
     assert e.game.history[-1][1] == exchange

@@ -1,4 +1,4 @@
-"""The compiled move rows (qwirkle_env/rowgen.py) against the Python reference
+"""The compiled move rows (qwirkle_env/rows/kernels.py) against the Python reference
 (``candidates.reference_move_rows``).
 
 At every position of seeded games (2-4 players; random, greedy and heuristic play;
@@ -23,14 +23,15 @@ import numpy as np
 import pytest
 
 from agents.move_value.features import candidates
-from qwirkle_env import Board, Color, Game, Shape, Tile, move_mode, position, rowgen
-from qwirkle_env import candidates as candidates_module
-from qwirkle_env.candidates import NUM_ROW_FEATURES, move_rows, reference_move_rows
+from qwirkle_env import Board, Color, Game, Placement, Shape, Tile
 from qwirkle_env.engine.hand import distinct_exchanges
 from qwirkle_env.engine.lines import mask_of
 from qwirkle_env.engine.placements import row_items
-from qwirkle_env.move_mode import move_table
-from qwirkle_env.position import Position
+from qwirkle_env.rows import NUM_ROW_FEATURES, move_rows, position, reference_move_rows
+from qwirkle_env.rows import kernels as rowgen
+from qwirkle_env.rows import table as move_mode
+from qwirkle_env.rows.position import Position
+from qwirkle_env.rows.table import move_table
 from qwirkle_env.view import PlayerView
 from tests.conftest import ROOT, assert_same_rows, play_endgame, play_seeded
 
@@ -147,7 +148,7 @@ def test_breaking_the_kernel_breaks_the_comparison(monkeypatch):
         out = args[-2]
         out[len(out) // 2, 17] = np.nextafter(out[len(out) // 2, 17], np.float32(1))
 
-    monkeypatch.setattr(candidates_module, "row_features", off_by_one_step)
+    monkeypatch.setattr(rowgen, "row_features", off_by_one_step)
     with pytest.raises(AssertionError, match="rows differ"):
         assert_same_rows(move_rows(pos), reference_move_rows(pos))
     monkeypatch.undo()
@@ -158,7 +159,7 @@ def test_breaking_the_kernel_breaks_the_comparison(monkeypatch):
         out[[0, 1]] = out[[1, 0]]
         return n
 
-    monkeypatch.setattr(candidates_module, "list_exchanges", swapped)
+    monkeypatch.setattr(rowgen, "list_exchanges", swapped)
     with pytest.raises(AssertionError):
         assert_same_rows(move_rows(pos), reference_move_rows(pos))
 
@@ -211,9 +212,9 @@ def test_tables_without_a_grid_and_without_numba_take_the_reference(monkeypatch)
     assert wide.code_grid is None
     assert_same_rows(move_rows(pos), reference_move_rows(pos))
     calls = []
-    reference = candidates_module.reference_move_rows
+    reference = rowgen.reference_move_rows
     monkeypatch.setattr(
-        candidates_module, "reference_move_rows", lambda p, e=0: calls.append(p) or reference(p, e)
+        rowgen, "reference_move_rows", lambda p, e=0: calls.append(p) or reference(p, e)
     )
     move_rows(pos)
     game = game_after(2, 1, players=3)
@@ -257,6 +258,9 @@ def test_the_agents_rows_keep_the_lazy_lists_and_the_look_ahead():
     assert [cands.move(i) for i in range(len(cands))] == [
         expected.move(i) for i in range(len(expected))
     ]
+    assert [cands.used(i) for i in range(len(cands))] == [
+        expected.used(i) for i in range(len(expected))
+    ]
     assert [cands.kept(i) for i in range(len(cands))] == [
         expected.kept(i) for i in range(len(expected))
     ]
@@ -277,19 +281,20 @@ def test_the_moves_in_bulk_are_the_moves_one_by_one():
         assert np.array_equal(rows, tuples.move_arrays(idx)[0])
         assert np.array_equal(taken, tuples.move_arrays(idx)[1])
         for j, i in enumerate(idx.tolist()):
-            kind, what = lazy.move(i)
-            if kind == "place":
-                assert row_items(rows[j]) == list(what)
-                ids = [t for _, t in what]
+            move = lazy.move(i)
+            if isinstance(move, Placement):
+                assert row_items(rows[j]) == list(move.items)
+                ids = [t for _, t in move.items]
             else:
                 assert rows[j, 0] == 0
-                ids = list(what)
+                ids = [t.id for t in move.tiles]
+            assert tuple(ids) == lazy.used(i)
             assert sorted(t for t in taken[j].tolist() if t >= 0) == sorted(ids)
             assert sorted(lazy.hand) == sorted(lazy.kept(i) + ids)
 
 
 def test_the_rows_run_as_plain_python_without_numba():
-    """NUMBA_DISABLE_JIT=1 runs rowgen.py's kernels as Python: the same rows."""
+    """NUMBA_DISABLE_JIT=1 runs rows/kernels.py as Python: the same rows."""
     code = (
         "import sys;"
         "from tests.env.test_rowgen import play_checked, rowgen;"

@@ -18,11 +18,16 @@ import sys
 import numpy as np
 import pytest
 
-from qwirkle_env import Board, Color, Game, Shape, Tile, raw_env
+from qwirkle_env import Board, Color, Exchange, Game, Shape, Tile, raw_env
+from qwirkle_env.engine.compiled import (
+    REACH_CELLS,
+    TABLE_SIZE,
+    cell_hashes,
+    opening_rows,
+    set_order,
+)
 from qwirkle_env.engine.lines import mask_of
-from qwirkle_env.engine.opening import opening_rows
 from qwirkle_env.engine.placements import opening_placements, rows_of
-from qwirkle_env.engine.setorder import REACH_CELLS, TABLE_SIZE, cell_hashes, set_order
 from qwirkle_env.vector import move_table
 from qwirkle_env.vector.moves import VectorMoves
 from tests.conftest import greedy_until, nearly_dead_table
@@ -66,7 +71,7 @@ def play_side_by_side(seed, n_slots, turns, games=None, greedy=0.0, **options):
             seen["cut"] += table.cut
             rows[i] = 0 if rng.random() < greedy else rng.randrange(len(table))
             assert vec.move(i, int(rows[i])) == table.move(int(rows[i])), where
-            seen["exchanges"] += table.move(int(rows[i]))[0] == "exchange"
+            seen["exchanges"] += isinstance(table.move(int(rows[i])), Exchange)
         obs, masks, rewards, dones, infos = vec.step(rows)
         for i, env in enumerate(envs):
             env.step(int(rows[i]))

@@ -19,8 +19,8 @@ from agents.move_policy.training import export, quick_match, start_weights
 from agents.registry import make_agent
 from agents.tile_ppo.network import PolicyValueNet
 from qwirkle_env import raw_env
-from qwirkle_env.candidates import POINT_SCALE
-from qwirkle_env.move_mode import split_observation
+from qwirkle_env.rows.columns import POINT_SCALE
+from qwirkle_env.rows.table import split_observation
 from qwirkle_env.spec import MASKED_LOGIT
 
 

@@ -13,11 +13,11 @@ import pytest
 from agents.move_value.afterstate import values_after
 from agents.move_value.features import candidates
 from agents.move_value.look_ahead import LookAhead, TurnLookAhead
-from qwirkle_env import Game
+from qwirkle_env import Game, Placement
 from qwirkle_env.engine.board import Board
-from qwirkle_env.engine.movegen import COMPILED
+from qwirkle_env.engine.compiled import COMPILED
 from qwirkle_env.engine.placements import rows_of
-from qwirkle_env.position import Position
+from qwirkle_env.rows.position import Position
 
 pytestmark = pytest.mark.skipif(not COMPILED, reason="the compiled look needs numba")
 
@@ -51,8 +51,8 @@ def _compare(game: Game, rng: random.Random, how: LookAhead) -> int:
     ahead = TurnLookAhead(pos, rng, how)
     moves = []
     for i in range(len(cands)):
-        kind, what = cands.move(i)
-        moves.append((what if kind == "place" else (), cands.kept(i)))
+        move = cands.move(i)
+        moves.append((move.items if isinstance(move, Placement) else (), cands.kept(i)))
     together = ahead.values_of(moves)
     for (items, kept), row in zip(moves, together, strict=True):
         expected = ahead.reference_values(items, kept)

@@ -16,7 +16,7 @@ from agents.move_value.features import NUM_BASE_FEATURES, NUM_MOVE_FEATURES, can
 from agents.move_value.network import MoveValueNet, ValueNetConfig, values, widened
 from agents.registry import make_agent
 from agents.tile_ppo.network import NetConfig, PolicyValueNet
-from qwirkle_env.position import Position
+from qwirkle_env.rows.position import Position
 from tests.conftest import game_at
 
 torch.set_num_threads(1)

@@ -16,7 +16,7 @@ from agents.move_value.look_ahead import LookAhead
 from agents.move_value.network import MoveValueNet
 from qwirkle_env import Board, Color, Shape, Tile
 from qwirkle_env.engine.lines import mask_of
-from qwirkle_env.position import Position, chance_opponent_holds
+from qwirkle_env.rows.position import Position, chance_opponent_holds
 from qwirkle_env.view import PlayerView
 from tests.conftest import game_at
 
@@ -127,11 +127,8 @@ def test_late_in_the_game_the_choice_is_made_among_moves_whose_reply_was_checked
         if game.over:
             pytest.fail("the game ended before the bag emptied")
         cands = candidates(Position.of_game(game))
-        kind, what = cands.move(select(layers, cands, 0.0, random.Random(0)))
-        if kind == "place":
-            game.apply_placement(list(what))
-        else:
-            game.apply_exchange(list(what))
+        move = cands.move(select(layers, cands, 0.0, random.Random(0)))
+        game.apply(move)
     cands = candidates(Position.of_game(game))
     assert cands.position is not None
     i = select(layers, cands, 0.0, random.Random(0))

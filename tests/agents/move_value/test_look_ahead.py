@@ -19,7 +19,7 @@ from agents.move_value.look_ahead import (
 )
 from qwirkle_env import Board, Color, Shape, Tile
 from qwirkle_env.engine.lines import mask_of
-from qwirkle_env.position import Position, chance_opponent_holds
+from qwirkle_env.rows.position import Position, chance_opponent_holds
 from tests.conftest import game_at
 
 F = {name: i for i, name in enumerate(FEATURES)}

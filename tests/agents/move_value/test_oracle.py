@@ -7,13 +7,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents.base import as_move
 from agents.evaluation.harness import play_game
 from agents.move_value.features import POINT_SCALE, candidates
 from agents.move_value.search import turn_worth
 from agents.registry import make_agent
 from qwirkle_env import Game
-from qwirkle_env.position import Position
+from qwirkle_env.rows.position import Position
 from qwirkle_env.spec import margin, win_reward
 from qwirkle_env.view import PlayerView
 
@@ -60,7 +59,7 @@ def test_the_learned_oracle_s_options_are_bounded(bad):
 def test_a_move_is_worth_its_worst_answer_from_the_true_hand():
     for seed in range(5, 50):  # a position whose answers all fit in the replies option
         game = mid_game(seed)
-        move = as_move(*candidates(Position.of_game(game)).move(0))
+        move = candidates(Position.of_game(game)).move(0)
         after = game.clone()
         after.apply(move)
         replies = candidates(Position.of_game(after))
@@ -72,7 +71,7 @@ def test_a_move_is_worth_its_worst_answer_from_the_true_hand():
     outcomes = []
     for i in range(len(replies)):  # every answer the opponent truly has
         answered = after.clone()
-        answered.apply(as_move(*replies.move(i)))
+        answered.apply(replies.move(i))
         assert not answered.over and answered.current == seat  # the bag is not empty
         outcomes.append(margin(answered.scores, seat) + turn_worth(network.layers, answered))
     worth = agent.worst_answer(game, move, network)

@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 import torch
 
-from agents.base import as_move
 from agents.checkpoint import save_checkpoint
 from agents.evaluation.harness import play_game
 from agents.move_value.features import (
@@ -37,7 +36,7 @@ from agents.scripted.baselines import GreedyAgent
 from agents.scripted.search import greedy_rollout
 from qwirkle_cli import commands as cli
 from qwirkle_env.engine.game import Game
-from qwirkle_env.position import Position
+from qwirkle_env.rows.position import Position
 from qwirkle_env.view import PlayerView
 
 torch.set_num_threads(1)
@@ -74,7 +73,7 @@ def _leaf_halves(game: Game, cands, short: np.ndarray, sims: int, seed: int, jud
     """By hand: each move of ``short`` judged by ``leaf_value`` in ``sims`` deals drawn from
     ``random.Random(seed)`` (the same draws, in the same order), averaged over each half."""
     rng = random.Random(seed)
-    moves = [as_move(*cands.move(int(j))) for j in short]
+    moves = [cands.move(int(j)) for j in short]
     view = PlayerView.of(game, game.current)
     want = []
     for _ in range(sims):

@@ -20,7 +20,7 @@ from agents.move_value.td import TDConfig
 from agents.registry import make_agent
 from agents.tile_ppo.network import NetConfig, PolicyValueNet
 from qwirkle_cli import commands as cli
-from qwirkle_env.position import Position
+from qwirkle_env.rows.position import Position
 from tests.conftest import ROOT, game_at
 
 torch.set_num_threads(1)

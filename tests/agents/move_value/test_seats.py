@@ -84,7 +84,7 @@ def test_a_leaf_value_is_the_margin_after_the_replies_plus_the_network_s_best_wo
     from agents.move_value.features import POINT_SCALE, candidates
     from agents.move_value.search import leaf_value
     from agents.scripted.search import greedy_rollout
-    from qwirkle_env.position import Position
+    from qwirkle_env.rows.position import Position
     from qwirkle_env.spec import margin
 
     agent = make_agent("learned-search:sims=1,k=4,leaf=1")
