@@ -83,7 +83,7 @@ def checkpoint_loaders() -> ModuleType:
     if not found:
         raise RuntimeError(
             f"no {LOADERS!r} entry point: qwirkle-env is not installed "
-            '(pip install -e . in the checkout), so no checkpoint can be loaded'
+            "(pip install -e . in the checkout), so no checkpoint can be loaded"
         )
     return next(iter(found)).load()
 

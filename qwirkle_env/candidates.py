@@ -5,7 +5,7 @@ from .moved import forward
 __getattr__ = forward(
     __name__,
     "qwirkle_env.rows.columns",
-    "qwirkle_env.rows.move_rows",
+    "qwirkle_env.rows.moverows",
     "qwirkle_env.rows.kernels",
     "qwirkle_env.rows.reference",
 )

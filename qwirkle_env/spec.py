@@ -118,4 +118,4 @@ POS_HAND_SIZES = POS_SCORES + MAX_PLAYERS  # MAX_PLAYERS: hand sizes / HAND_SIZE
 POS_SEATS = POS_HAND_SIZES + MAX_PLAYERS  # MAX_PLAYERS: 1 for each seat in the game
 POS_OPENING = POS_SEATS + MAX_PLAYERS  # 1 on the opening turn (the table is empty)
 NUM_POSITION_FEATURES = POS_OPENING + 1
-SCORE_SCALE = 100.0
+SCORE_SCALE = 100.0  # points: scores are divided by this wherever a network reads them

@@ -37,11 +37,11 @@ from qwirkle_env.spec import (
     NUM_FEATURES,
     NUM_PLANES,
     NUM_TILES,
+    SCORE_SCALE,
     SCORES,
     UNSEEN,
 )
 
-SCORE_SCALE = 100.0  # points: scores are divided by this before the network reads them
 MARGIN = 6  # cells around the tiles the trunk sees; placements reach at most 5
 
 

@@ -41,8 +41,9 @@ from .frontier import (
     T_L,
     T_R,
     T_U,
+    record,
 )
-from .lines import ALL, COMPAT, ids_of, line_fault, line_points, mask_of
+from .lines import ALL, ids_of, line_fault, line_points, mask_of
 from .placements import WIDTH, grown_placements, opening_placements, rows_to_placements
 from .tiles import COPIES, NUM_TYPES, Tile
 
@@ -432,58 +433,7 @@ class Board(CompiledTable):
             self._fits.pop(cell, None)
 
     def _record(self, cell: Cell) -> tuple[int, ...] | None:
-        """The frontier record of an empty cell, None if it touches no tile. The four
-        directions are written out: this runs for every cell a placement changes."""
-        get = self._cells.get
-        r, c = cell
-        nl = tl = 0
-        cl = ALL
-        k = c - 1
-        t = get((r, k))
-        while t is not None:
-            nl += 1
-            tl |= 1 << t
-            cl &= COMPAT[t]
-            k -= 1
-            t = get((r, k))
-        nr = tr = 0
-        cr = ALL
-        k = c + 1
-        t = get((r, k))
-        while t is not None:
-            nr += 1
-            tr |= 1 << t
-            cr &= COMPAT[t]
-            k += 1
-            t = get((r, k))
-        nu = tu = 0
-        cu = ALL
-        k = r - 1
-        t = get((k, c))
-        while t is not None:
-            nu += 1
-            tu |= 1 << t
-            cu &= COMPAT[t]
-            k -= 1
-            t = get((k, c))
-        nd = td = 0
-        cd = ALL
-        k = r + 1
-        t = get((k, c))
-        while t is not None:
-            nd += 1
-            td |= 1 << t
-            cd &= COMPAT[t]
-            k += 1
-            t = get((k, c))
-        if not (nl or nr or nu or nd):
-            return None
-        fit_h = cl & cr if not tl & ~cr else 0
-        fit_v = cu & cd if not tu & ~cd else 0
-        return (
-            fit_h, fit_v, nl + nr + 1, nu + nd + 1,
-            nl, tl, cl, nr, tr, cr, nu, tu, cu, nd, td, cd,
-        )  # fmt: skip
+        return record(self._cells.get, cell)
 
     def _check_all_lines(self) -> None:
         cells = self._cells

@@ -3,7 +3,7 @@ the env's move mode shows.
 
 ``position`` is what the mover knows at the start of a turn; ``columns`` what each number
 of a row means; ``kernels`` computes the rows at compiled speed (``move_rows``) and
-``reference`` in plain Python, bit for bit the same; ``move_rows`` holds a turn's moves and
+``reference`` in plain Python, bit for bit the same; ``moverows`` holds a turn's moves and
 rows (``MoveRows``, whose ``move(i)`` is the engine ``Move`` of row ``i``); ``table`` orders
 and cuts them to the K rows of the move mode's action (``MoveTable``) and lays out its
 observation.
@@ -11,7 +11,7 @@ observation.
 
 from .columns import NUM_ROW_FEATURES, POINT_SCALE, ROW_FEATURES
 from .kernels import move_rows
-from .move_rows import MoveRows
+from .moverows import MoveRows
 from .position import Position
 from .reference import reference_move_rows
 from .table import (

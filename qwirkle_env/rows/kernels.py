@@ -38,7 +38,7 @@ from .columns import (
     POINT_SCALE,
     ROW_FEATURES,
 )
-from .move_rows import MoveRows
+from .moverows import MoveRows
 from .position import Position, chance_opponent_holds, rows_pay
 from .reference import context_columns, opponents_hold, playable_types, reference_move_rows
 

@@ -15,8 +15,23 @@ from ..engine.hand import HAND_SIZE, distinct_exchanges
 from ..engine.lines import ALL, COMPAT, ids_of
 from ..engine.tiles import COPIES, NUM_COLORS, NUM_SHAPES, NUM_TILES
 from ..spec import END_BONUS, MAX_LINE
-from .columns import NUM_CONTEXT, NUM_ROW_FEATURES, POINT_SCALE
-from .move_rows import MoveRows
+from .columns import (
+    COL_EXCHANGE,
+    COL_FIVE_RISK,
+    COL_GOES_OUT,
+    COL_KEPT,
+    COL_LINES_2,
+    COL_OPEN_FIVES,
+    COL_OWN_FIVES,
+    COL_OWN_SAFE,
+    COL_PLACED,
+    COL_POINTS,
+    COL_QWIRKLES,
+    NUM_CONTEXT,
+    NUM_ROW_FEATURES,
+    POINT_SCALE,
+)
+from .moverows import MoveRows
 from .position import Position, chance_opponent_holds
 
 __all__ = ["context_columns", "opponents_hold", "playable_types", "reference_move_rows"]
@@ -65,18 +80,18 @@ def reference_move_rows(pos: Position, extra: int = 0) -> MoveRows:
         row = list(context)
         out = not kept_ids and pos.bag_size == 0
         pts = pts + (END_BONUS if out else 0)
-        row[8] = pts / POINT_SCALE
-        row[10] = len(items) / HAND_SIZE
-        row[11] = float(out)
+        row[COL_POINTS] = pts / POINT_SCALE
+        row[COL_PLACED] = len(items) / HAND_SIZE
+        row[COL_GOES_OUT] = float(out)
         _line_features(row, pos.board, items, kept_set, risk)
-        row[20:28] = values
+        row[COL_KEPT:NUM_ROW_FEATURES] = values
         rows.append(row)
         points.append(pts)
     exchanges = distinct_exchanges(pos.hand, pos.bag_size) if pos.can_exchange else []
     for ids in exchanges:
         row = list(context)
-        row[9] = 1.0
-        row[20:28] = leave.after(ids)[2]
+        row[COL_EXCHANGE] = 1.0
+        row[COL_KEPT:NUM_ROW_FEATURES] = leave.after(ids)[2]
         rows.append(row)
         points.append(0)
     flat = chain.from_iterable(rows)
@@ -140,19 +155,19 @@ def _line_features(row: list, board: Board, items, kept: frozenset, risk: _Risk)
                 lines.append((info[LEN_H], info[C_L] & info[C_R] & COMPAT[t]))
     for length, compat in lines:
         if length == MAX_LINE:
-            row[12] += 1.0
+            row[COL_QWIRKLES] += 1.0
         elif 2 <= length <= 4:
-            row[11 + length] += 1.0  # lines_2 .. lines_4
+            row[COL_LINES_2 - 2 + length] += 1.0  # lines_2 .. lines_4
         elif length == 5:
             for x in ids_of(compat):  # the one tile type that completes it
                 p = risk.chance(x)
                 own = x in kept
                 if p > 0 or own:
-                    row[16] += 1.0
-                    row[17] += p
+                    row[COL_OPEN_FIVES] += 1.0
+                    row[COL_FIVE_RISK] += p
                 if own:
-                    row[18] += 1.0
-                    row[19] += 1.0 - p
+                    row[COL_OWN_FIVES] += 1.0
+                    row[COL_OWN_SAFE] += 1.0 - p
 
 
 class _Risk:

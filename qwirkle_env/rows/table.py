@@ -41,7 +41,7 @@ from ..spec import (
 )
 from .columns import NUM_ROW_FEATURES
 from .kernels import move_rows
-from .move_rows import MoveRows
+from .moverows import MoveRows
 from .position import Position
 
 ACTION_MODES = ("tiles", "moves")
