@@ -22,21 +22,21 @@ from agents.base import PlanningAgent, exchange, placement  # noqa: E402
 from agents.evaluation.harness import run_tournament  # noqa: E402
 from agents.loading import load_agent  # noqa: E402
 from agents.move_value.agent import select  # noqa: E402
-from agents.move_value.features import Candidates, candidates  # noqa: E402
+from agents.move_value.features import MoveRowsAhead, candidates  # noqa: E402
 from agents.registry import register  # noqa: E402
 from qwirkle_env.rows.position import Position  # noqa: E402
 
 CKPT = "checkpoints/move_value.pt"
 
 
-def cut(cands: Candidates, k: int) -> Candidates:
+def cut(cands: MoveRowsAhead, k: int) -> MoveRowsAhead:
     """The candidates the move mode would show with K rows: placements by points (stable),
     then exchanges, the first K."""
     n = len(cands.placements)
     order = np.argsort(-cands.points[:n], kind="stable")
     order = np.concatenate([order, np.arange(n, len(cands))])[:k]
     kept = sorted(int(i) for i in order)  # the engine's order within what is kept
-    return Candidates(
+    return MoveRowsAhead(
         placements=[cands.placements[i] for i in kept if i < n],
         exchanges=[cands.exchanges[i - n] for i in kept if i >= n],
         points=cands.points[kept],

@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 
 from agents.base import PlanningAgent
-from agents.move_value.features import FEATURES, POINT_SCALE, Candidates, candidates
+from agents.move_value.features import FEATURES, POINT_SCALE, MoveRowsAhead, candidates
 from agents.move_value.look_ahead import DEFAULT_LOOK_AHEAD, LookAhead
 from agents.move_value.network import MoveValueNet, PlayLayers, values
 from qwirkle_env.engine.moves import Move
@@ -27,14 +27,14 @@ from qwirkle_env.view import PlayerView
 DEFAULT_WIN_VALUE = 2.0
 
 
-def move_values(layers: PlayLayers, cands: Candidates) -> np.ndarray:
+def move_values(layers: PlayLayers, cands: MoveRowsAhead) -> np.ndarray:
     """What each candidate is worth: points now (over POINT_SCALE) plus the afterstate value."""
     return cands.points / POINT_SCALE + values(layers, cands.features, cands.looked)
 
 
 def select(
     layers: PlayLayers,
-    cands: Candidates,
+    cands: MoveRowsAhead,
     temperature: float,
     rng: random.Random,
     how: LookAhead = DEFAULT_LOOK_AHEAD,
@@ -51,7 +51,7 @@ def select(
 
 def look_at_best(
     layers: PlayLayers,
-    cands: Candidates,
+    cands: MoveRowsAhead,
     worth: np.ndarray,
     rng: random.Random,
     how: LookAhead = DEFAULT_LOOK_AHEAD,

@@ -22,7 +22,7 @@ from tqdm import tqdm
 
 from agents.checkpoint import load_checkpoint, save_checkpoint
 from agents.move_value.agent import ValueAgent, value_agent_of
-from agents.move_value.features import POINT_SCALE, Candidates
+from agents.move_value.features import POINT_SCALE, MoveRowsAhead
 from agents.move_value.network import MoveValueNet
 from agents.move_value.search import LearnedSearchAgent
 from agents.registry import recorded_name
@@ -91,7 +91,7 @@ class Recorder(LearnedSearchAgent):
         super().__init__(network, **options)
         self.others = others
         self.decisions: list[Decision] = []
-        self._seen: tuple[Candidates, np.ndarray] | None = None
+        self._seen: tuple[MoveRowsAhead, np.ndarray] | None = None
 
     def ranking(self, view: PlayerView, k: int):
         cands, order, worth = super().ranking(view, k)

@@ -4,7 +4,7 @@ The columns the env shows in its whole-move mode (``qwirkle_env.rows``) come fir
 computed by the same code, so the agent and a library policy see each move alike. The last
 columns, the look ahead (``agents.move_value.look_ahead``), cost a few move generations per
 move, so they are filled only for the few moves the agent shortlists
-(``Candidates.look_ahead``).
+(``MoveRowsAhead.look_ahead``).
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from qwirkle_env.spec import NUM_TYPES
 
 __all__ = [
     "BASE_FEATURES", "FEATURES", "NUM_BASE_FEATURES", "NUM_MOVE_FEATURES", "POINT_SCALE",
-    "Candidates", "candidates",
+    "MoveRowsAhead", "candidates",
 ]  # fmt: skip
 
 # A move's row: the env's columns and the look's values (what every network reads), then
@@ -48,7 +48,7 @@ _AHEAD_SCALE = np.array([1.0 if name.endswith("goes_out") else POINT_SCALE
                          for name in LOOK_AHEAD_FEATURES])  # fmt: skip
 
 
-class Candidates(MoveRows):
+class MoveRowsAhead(MoveRows):
     """The env's move rows with the look-ahead columns, zero until ``look_ahead`` fills them."""
 
     def __init__(self, *args, position: Position | None = None, **kwargs) -> None:
@@ -89,7 +89,7 @@ class Candidates(MoveRows):
         return (move.items if isinstance(move, Placement) else ()), self.kept(i)
 
 
-def candidates(pos: Position) -> Candidates:
+def candidates(pos: Position) -> MoveRowsAhead:
     """Every legal move of the position with its feature row."""
     rows = move_rows(pos, extra=NUM_MOVE_FEATURES - len(ROW_FEATURES))
-    return Candidates(**rows.parts(), position=pos if len(pos.board) else None)
+    return MoveRowsAhead(**rows.parts(), position=pos if len(pos.board) else None)

@@ -9,7 +9,7 @@ from the chance that they hold each type, with no sampling noise, which is what 
 between moves needs. Our next move is described likewise: from the kept tiles alone, from
 the kept tiles topped up by a random draw, and as an expectation over the draw.
 
-A look costs a few move generations per move, so ``Candidates`` makes it only for the
+A look costs a few move generations per move, so ``MoveRowsAhead`` makes it only for the
 moves its cheap features rank best (``LookAhead.shortlist``). They run compiled on the
 board's own grid (``afterstate.values_after``); ``reference_values`` is the same look on a
 board copy in Python, which serves where the compiled one cannot and which tests hold it to.

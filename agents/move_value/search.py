@@ -28,7 +28,7 @@ from collections.abc import Callable
 import numpy as np
 
 from agents.move_value.agent import BySeatCount, ValueAgent, move_values
-from agents.move_value.features import POINT_SCALE, Candidates, candidates
+from agents.move_value.features import POINT_SCALE, MoveRowsAhead, candidates
 from agents.move_value.network import values
 from agents.options import check_options
 from agents.scripted.endgame import endgame_values
@@ -94,8 +94,8 @@ class LearnedSearchAgent(SearchAgent):
 
         return simulate
 
-    def ranking(self, view: PlayerView, k: int) -> tuple[Candidates, np.ndarray, np.ndarray]:
-        """Every legal move (``Candidates``), the rows the network looked at two moves
+    def ranking(self, view: PlayerView, k: int) -> tuple[MoveRowsAhead, np.ndarray, np.ndarray]:
+        """Every legal move (``MoveRowsAhead``), the rows the network looked at two moves
         ahead, best first (at least ``k``, where there are so many), and every row's worth."""
         network = self.network.network(view.num_players)
         return rank_moves(network, Position.of_view(view), k, self.rng)
@@ -113,7 +113,7 @@ class LearnedSearchAgent(SearchAgent):
 
 def rank_moves(
     network: ValueAgent, position: Position, k: int, rng: random.Random
-) -> tuple[Candidates, np.ndarray, np.ndarray]:
+) -> tuple[MoveRowsAhead, np.ndarray, np.ndarray]:
     """Every legal move of ``position`` valued as the learned agent values it: the cheap
     features for all, then the look ahead for the best (the network's shortlist, at least
     ``k``). Returns the moves, the looked-at rows best first, and every row's worth."""
