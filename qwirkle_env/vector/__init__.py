@@ -13,8 +13,7 @@ numba switch. They read the rule facts from ``qwirkle_env.spec`` and never impor
 PettingZoo env.
 """
 
-from .moves import VectorMoves
-from .simulator import COMPILED, VectorQwirkle
-from .single import VectorSingleAgent
+from .moves import VectorMoves, VectorSingleAgent
+from .tiles import COMPILED, VectorQwirkle
 
 __all__ = ["COMPILED", "VectorMoves", "VectorQwirkle", "VectorSingleAgent"]

@@ -19,7 +19,7 @@ import torch
 
 from qwirkle_env import Game, raw_env
 from qwirkle_env.vector import VectorQwirkle
-from qwirkle_env.vector.compact import (
+from qwirkle_env.vector.tiles.compact import (
     dense_mask,
     dense_observation,
     dense_planes,

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..engine.lines import COMPAT as _COMPAT
-from ..jit import kernel
-from ..spec import MAX_LINE, NUM_TYPES, QWIRKLE_BONUS
+from ...engine.lines import COMPAT as _COMPAT
+from ...jit import kernel
+from ...spec import MAX_LINE, NUM_TYPES, QWIRKLE_BONUS
 from .state import C_GRID, C_STRICT, C_WINDOW, EMPTY, END_BIT, MARGIN, TABLE
 
 ALL = (1 << NUM_TYPES) - 1

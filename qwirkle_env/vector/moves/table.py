@@ -18,12 +18,12 @@ from collections import namedtuple
 
 import numpy as np
 
-from ..engine.movegen import ANCHOR_WIDTH, ROWS, reset_sink, sink_for, walk, walk_stack
-from ..engine.opening import opening_rows_into
-from ..engine.placements import WIDTH
-from ..engine.setorder import MAX_ITEMS, TABLE_SIZE
-from ..jit import kernel, njit
-from ..move_mode import (
+from ...engine.movegen import ANCHOR_WIDTH, ROWS, reset_sink, sink_for, walk, walk_stack
+from ...engine.opening import opening_rows_into
+from ...engine.placements import WIDTH
+from ...engine.setorder import MAX_ITEMS, TABLE_SIZE
+from ...jit import kernel, njit
+from ...move_mode import (
     NUM_POSITION_FEATURES,
     POS_BAG,
     POS_HAND_SIZES,
@@ -33,9 +33,9 @@ from ..move_mode import (
     POS_UNSEEN,
     SCORE_SCALE,
 )
-from ..rowgen import NUM_ROW_FEATURES, list_exchanges_into, row_features_into
-from ..spec import COPIES, HAND_SIZE, MAX_LINE, NUM_SHAPES, NUM_TILES, NUM_TYPES
-from .move_state import BASE, C_PLAYERS, C_ROWS, C_STRICT, GRID, MAX_FRONT
+from ...rowgen import NUM_ROW_FEATURES, list_exchanges_into, row_features_into
+from ...spec import COPIES, HAND_SIZE, MAX_LINE, NUM_SHAPES, NUM_TILES, NUM_TYPES
+from .state import BASE, C_PLAYERS, C_ROWS, C_STRICT, GRID, MAX_FRONT
 
 ALL = (1 << NUM_TYPES) - 1
 MOST_POINTS = 128  # above any move's points (6 Qwirkles of a 6-tile move and the bonus: 90)
@@ -257,7 +257,7 @@ def show_in_full(s, i, w, need):
 
 @njit(cache=True, nogil=True)
 def show_games(s, which):
-    """Shows the tables of the slots in ``which`` (after ``move_load``)."""
+    """Shows the tables of the slots in ``which`` (after ``load.py``)."""
     w = scratch()
     need = np.zeros(2, np.int64)
     for i in which:
