@@ -23,8 +23,8 @@ from qwirkle_env.engine.lines import mask_of
 from qwirkle_env.engine.opening import opening_rows
 from qwirkle_env.engine.placements import opening_placements, rows_of
 from qwirkle_env.engine.setorder import REACH_CELLS, TABLE_SIZE, cell_hashes, set_order
-from qwirkle_env.vector.moves import table as move_table
 from qwirkle_env.vector.moves import VectorMoves
+from qwirkle_env.vector.moves import table as move_table
 from tests.conftest import greedy_until, nearly_dead_table
 
 
