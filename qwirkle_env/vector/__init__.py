@@ -13,7 +13,10 @@ numba switch. They read the rule facts from ``qwirkle_env.spec`` and never impor
 PettingZoo env.
 """
 
+from . import old_paths
 from .moves import VectorMoves, VectorSingleAgent
 from .tiles import COMPILED, VectorQwirkle
+
+old_paths.install()
 
 __all__ = ["COMPILED", "VectorMoves", "VectorQwirkle", "VectorSingleAgent"]
