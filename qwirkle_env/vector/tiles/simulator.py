@@ -9,7 +9,7 @@ observation are the AEC env's: slot ``i`` reset with seed ``s`` plays exactly th
 ``raw_env().reset(seed=s)`` plays, and its later games are those of ``reset()`` without a
 seed (checked step by step in ``tests/vector/test_simulator.py``).
 
-Observations and masks are compact (``qwirkle_env.vector.compact``):
+Observations and masks are compact (``qwirkle_env.vector.tiles.compact``):
 
 | key | shape, dtype | content |
 |---|---|---|
