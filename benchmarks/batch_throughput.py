@@ -30,7 +30,7 @@ from timing import busy_while, timed
 
 def measure_vector(batch: int, seconds: float, copy: bool = False, dense: bool = False):
     from qwirkle_env.vector import VectorQwirkle
-    from qwirkle_env.vector.compact import dense_mask, dense_observation
+    from qwirkle_env.vector.tiles.compact import dense_mask, dense_observation
 
     vec = VectorQwirkle(batch, copy=copy)
     rng = np.random.default_rng(0)

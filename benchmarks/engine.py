@@ -20,7 +20,7 @@ Rows:
     ``Game.placements_with_points`` (moves through ``Game.apply``), from
     ``Game.placement_rows`` and from ``Game.top_placement_rows`` (moves through
     ``Game.apply_placement``);
-- the compiled greedy playout (``qwirkle_env/vector/playout.py``): whole greedy games in
+- the compiled greedy playout (``qwirkle_env/vector/tiles/playout.py``): whole greedy games in
   one kernel call, the simulator's rules and the compiled generator;
 - the first moves in a fresh process (the opening's list, its play, the next list: the
   compiled generator and the board's kernels): compiling (an empty numba cache) and
@@ -51,7 +51,7 @@ from qwirkle_env.engine.placements import (
     row_items,
 )
 from qwirkle_env.vector import VectorQwirkle
-from qwirkle_env.vector.playout import greedy_games
+from qwirkle_env.vector.tiles.playout import greedy_games
 
 
 def mid_game_positions(count: int, seed: int) -> list[Game]:

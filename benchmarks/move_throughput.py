@@ -3,7 +3,7 @@
 Every row plays legal rows for about ``--seconds`` (wall clock) and counts turns (one
 step of one game is one turn):
 
-- ``VectorMoves`` (``qwirkle_env/vector/moves.py``) at batch 1, 64 and 1,024 on one
+- ``VectorMoves`` (``qwirkle_env/vector/moves/simulator.py``) at batch 1, 64 and 1,024 on one
   thread, then on two threads (disjoint ranges of games, the GIL released), with
   ``copy=False`` (the simulator's own arrays) and at the largest batch with ``copy=True``
   (the default: the observations, 29 kB a game, copied for the caller every step).

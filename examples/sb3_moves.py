@@ -35,7 +35,7 @@ from torch import nn
 from agents.move_policy.network import MovePolicyAgent, MovePolicyConfig, MovePolicyNet
 from agents.move_policy.training import Curve, export, net_options, recipe_parser, start_weights
 from qwirkle_env.spec import ENV_ID
-from qwirkle_env.vector.single import VectorSingleAgent
+from qwirkle_env.vector.moves.single import VectorSingleAgent
 
 REWARD_SCALE = 0.1  # margin points -> reward: keeps the value loss near 1
 # The shipped policy's settings (docs/integrations.md): self-play, the plain position

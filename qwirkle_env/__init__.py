@@ -15,8 +15,11 @@ import gymnasium
 
 __version__ = "0.2.0"  # the package's version (pyproject.toml reads it); CHANGELOG.md
 
+from . import old_paths
 from .engine import Board, Color, Exchange, Game, IllegalMove, Move, Placement, Shape, Tile
 from .spec import ENV_ID
+
+old_paths.install()  # the module paths from before the restructure, for one release
 
 # gymnasium.make(ENV_ID, opponent="greedy"): the single-agent view, for tools built on ids.
 if ENV_ID not in gymnasium.registry:

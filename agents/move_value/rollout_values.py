@@ -55,7 +55,7 @@ from agents.move_value.valued import Valued, save_positions
 from agents.registry import make_agent
 from qwirkle_env.engine.game import Game
 from qwirkle_env.rows.position import Position
-from qwirkle_env.vector.rollouts import Rollouts
+from qwirkle_env.vector.tiles.rollouts import Rollouts
 from qwirkle_env.view import PlayerView
 
 __all__ = [

@@ -3,7 +3,7 @@
 The unseen tiles are all in the opponent's hand, so every deal a simulation could draw is
 the same one, and the simulations of ``search`` only repeat each other. Here each of our
 candidates is answered by every legal reply of the opponent instead, each reply followed
-by greedy turns to the end of the game (compiled: ``qwirkle_env.vector.rollouts``, with
+by greedy turns to the end of the game (compiled: ``qwirkle_env.vector.tiles.rollouts``, with
 no deal), and a candidate is worth its worst final margin. (Ranking a win above every
 loss first would change nothing: the worst case and the best of them are the same under
 any order that keeps the margins' order.)
@@ -21,7 +21,7 @@ from agents.scripted.search import greedy_rollout
 from qwirkle_env.engine.game import Game
 from qwirkle_env.engine.moves import Move
 from qwirkle_env.spec import margin
-from qwirkle_env.vector.rollouts import Rollouts
+from qwirkle_env.vector.tiles.rollouts import Rollouts
 
 
 def endgame_values(

@@ -20,7 +20,7 @@ from agents.scripted.baselines import exchange_rule
 from qwirkle_env.engine.game import Game
 from qwirkle_env.engine.moves import Exchange, Move, Placement
 from qwirkle_env.engine.placements import row_items
-from qwirkle_env.vector.rollouts import Rollouts
+from qwirkle_env.vector.tiles.rollouts import Rollouts
 from qwirkle_env.view import PlayerView
 
 # The options of the oracle that judges by the learned network (agents.move_value.oracle),

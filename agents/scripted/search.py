@@ -5,7 +5,7 @@ random into a full game consistent with the view, plays every candidate in a cop
 same deal (common random numbers: the candidates face the same opponent hands and the same
 bag), then lets greedy players go on for ``depth`` turns (to the end once the bag is
 empty), and scores the final margin. The candidate with the best mean margin is played.
-The simulations run on the simulator's arrays (``qwirkle_env.vector.rollouts``), compiled;
+The simulations run on the simulator's arrays (``qwirkle_env.vector.tiles.rollouts``), compiled;
 ``greedy_rollout`` is the same rollout on an engine Game, for scripts that hold one.
 """
 
@@ -25,7 +25,7 @@ from qwirkle_env.engine.game import Game
 from qwirkle_env.engine.hand import HAND_SIZE
 from qwirkle_env.engine.moves import Exchange, Move, Placement
 from qwirkle_env.engine.placements import row_items
-from qwirkle_env.vector.rollouts import Rollouts
+from qwirkle_env.vector.tiles.rollouts import Rollouts
 from qwirkle_env.view import PlayerView
 
 MAX_ROLLOUT = 200  # turns; a blocked table would otherwise let exchanges go on for ever

@@ -27,7 +27,7 @@ import torch
 from agents.tile_ppo.network import PolicyValueNet
 from agents.tile_ppo.selfplay import Buffer, SeatBook
 from qwirkle_env.vector import VectorQwirkle
-from qwirkle_env.vector.compact import torch_legal_actions, torch_planes
+from qwirkle_env.vector.tiles.compact import torch_legal_actions, torch_planes
 
 LEARNER, POOL = 0, 1  # controller codes per (game, seat)
 

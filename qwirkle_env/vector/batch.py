@@ -4,9 +4,10 @@ names, shapes and dtypes in both states), the seeds of a reset, the threads that
 disjoint ranges of games, and loading an engine Game's seats, bag and generator into one
 slot.
 
-The kernels themselves stay apart: each state is a namedtuple that numba compiles as its
-own type (``state.State``, ``move_state.MoveState``), and the two hold different tables.
-Each splices the field blocks below in at the same place as before they were shared, so
+The kernels that step a state stay apart (the few both run, on plain arrays, are
+``kernels.py``'s): each state is a namedtuple that numba compiles as its own type
+(``tiles.state.State``, ``moves.state.MoveState``), and the two hold different tables. Each
+splices the field blocks below in at the same place as before they were shared, so
 the tuples, and the numba types and caches, are unchanged.
 """
 

@@ -28,8 +28,8 @@ from qwirkle_env.engine.compiled import (
 )
 from qwirkle_env.engine.lines import mask_of
 from qwirkle_env.engine.placements import opening_placements, rows_of
-from qwirkle_env.vector import move_table
 from qwirkle_env.vector.moves import VectorMoves
+from qwirkle_env.vector.moves import table as move_table
 from tests.conftest import greedy_until, nearly_dead_table
 
 

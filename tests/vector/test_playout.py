@@ -1,4 +1,4 @@
-"""The compiled greedy playout (qwirkle_env/vector/playout.py) checked against the engine.
+"""The compiled greedy playout (qwirkle_env/vector/tiles/playout.py) checked against the engine.
 
 Turn by turn, on the simulator's own games and on engine games loaded into it: a placement
 must be one the engine lists for that table and hand, with the engine's points, and among
@@ -16,7 +16,8 @@ from qwirkle_env import Game
 from qwirkle_env.engine.lines import mask_of
 from qwirkle_env.engine.placements import WIDTH
 from qwirkle_env.spec import END_BONUS, MAX_TURNS
-from qwirkle_env.vector import VectorQwirkle, playout
+from qwirkle_env.vector import VectorQwirkle
+from qwirkle_env.vector.tiles import playout
 
 
 def check_turns(sim: VectorQwirkle, i: int, out: np.ndarray) -> int:

@@ -1,4 +1,4 @@
-"""The search's compiled rollouts (qwirkle_env/vector/rollouts.py) checked against the engine.
+"""The search's compiled rollouts (qwirkle_env/vector/tiles/rollouts.py) checked against the engine.
 
 A candidate's margin with no greedy turns after it must be the engine's margin after that
 move, for every legal move (exchanges and openings too) of seeded 2-4 player games. A
@@ -17,7 +17,7 @@ import pytest
 from qwirkle_env import Game
 from qwirkle_env.engine.moves import Exchange, Placement
 from qwirkle_env.spec import margin
-from qwirkle_env.vector.rollouts import DEAL, PLAY, Rollouts
+from qwirkle_env.vector.tiles.rollouts import DEAL, PLAY, Rollouts
 
 
 def positions(players: int, games: int, seed: int):

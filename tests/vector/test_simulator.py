@@ -19,15 +19,6 @@ import torch
 
 from qwirkle_env import Game, raw_env
 from qwirkle_env.vector import VectorQwirkle
-from qwirkle_env.vector.compact import (
-    dense_mask,
-    dense_observation,
-    dense_planes,
-    legal_count,
-    torch_dense_mask,
-    torch_masked_logits,
-    torch_planes,
-)
 from qwirkle_env.vector.mt19937 import (
     new_generators,
     next_word,
@@ -36,6 +27,15 @@ from qwirkle_env.vector.mt19937 import (
     seed_key,
     seed_state,
     shuffle,
+)
+from qwirkle_env.vector.tiles.compact import (
+    dense_mask,
+    dense_observation,
+    dense_planes,
+    legal_count,
+    torch_dense_mask,
+    torch_masked_logits,
+    torch_planes,
 )
 from tests.conftest import greedy_until, nearly_dead_table
 

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from qwirkle_env.vector.moves import VectorMoves
-from qwirkle_env.vector.single import VectorSingleAgent, greedy_rows
+from qwirkle_env.vector.moves.single import VectorSingleAgent, greedy_rows
 
 
 def finished_games(vec, steps: int) -> dict[int, list]:

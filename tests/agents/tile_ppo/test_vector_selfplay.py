@@ -16,7 +16,7 @@ from agents.tile_ppo.vector_selfplay import LEARNER
 from qwirkle_cli import commands as cli
 from qwirkle_env.engine.tiles import NUM_TYPES
 from qwirkle_env.spec import win_reward
-from qwirkle_env.vector.compact import dense_mask, dense_planes
+from qwirkle_env.vector.tiles.compact import dense_mask, dense_planes
 
 torch.set_num_threads(1)  # shared CI cores: one thread is much faster
 

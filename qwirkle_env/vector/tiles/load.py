@@ -3,11 +3,11 @@ tables) play on in the simulator exactly as they would in the engine and the AEC
 
 from __future__ import annotations
 
-from ..engine.game import Game
-from ..engine.lines import COLOR_MASK, SHAPE_MASK, mask_of
-from ..spec import NUM_COLORS
+from ...engine.game import Game
+from ...engine.lines import COLOR_MASK, SHAPE_MASK, mask_of
+from ...spec import NUM_COLORS
+from ..batch import check_loadable, load_seats
 from . import core
-from .batch import check_loadable, load_seats
 from .rules import refresh
 from .state import C_GRID, C_PLAYERS, C_STRICT, EMPTY, MARGIN, TABLE, State
 

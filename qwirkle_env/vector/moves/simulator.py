@@ -2,7 +2,7 @@
 
 ``VectorMoves(n)`` is to ``raw_env(action_mode="moves")`` what ``VectorQwirkle`` is to the
 tile mode: ``n`` games in preallocated arrays that compiled kernels update in place
-(``turns.py`` plays the rows, ``move_table.py`` shows the tables), every seat of every
+(``turns.py`` plays the rows, ``table.py`` shows the tables), every seat of every
 game stepped by the caller (self-play). Slot ``i`` reset with seed ``s`` plays exactly
 the game ``raw_env(action_mode="moves").reset(seed=s)`` plays, and shows the same
 observation and mask at every turn, bit for bit; its later games are those of the env's
@@ -10,7 +10,7 @@ observation and mask at every turn, bit for bit; its later games are those of th
 
 | returned | shape, dtype | content |
 |---|---|---|
-| observations | ``(N, 86 + K*28)`` float32 | ``move_mode``'s observation, from the seat to move |
+| observations | ``(N, 86 + K*28)`` float32 | ``rows.table``'s observation, from the seat to move |
 | masks | ``(N, K)`` int8 | 1 for the rows that hold a legal move |
 | rewards | ``(N, players)`` float64 | each seat's reward in this step (``raw_env.rewards``) |
 | dones | ``(N,)`` bool | the game ended in this step |
@@ -28,16 +28,16 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..engine.game import Game
-from ..engine.setorder import cell_hashes
-from ..jit import COMPILED, warn_if_slow
-from ..move_mode import DEFAULT_MAX_MOVES, check_moves_options, observation_size
-from ..spec import REWARD_MODES, check_num_players
-from . import move_table, turns
-from .batch import GameThreads, per_game_ints, reset_seeds
-from .move_load import load_game
-from .move_state import BASE, GRID, allocate
-from .mt19937 import seed_key, seed_state
+from ...engine.compiled import cell_hashes
+from ...engine.game import Game
+from ...jit import COMPILED, warn_if_slow
+from ...rows.table import DEFAULT_MAX_MOVES, check_moves_options, observation_size
+from ...spec import REWARD_MODES, check_num_players
+from ..batch import GameThreads, per_game_ints, reset_seeds
+from ..mt19937 import seed_key, seed_state
+from . import table, turns
+from .load import load_game
+from .state import BASE, GRID, allocate
 
 __all__ = ["COMPILED", "VectorMoves"]
 
@@ -131,7 +131,7 @@ class VectorMoves:
         if not isinstance(i, int | np.integer) or not 0 <= i < self.num_envs:
             raise ValueError(f"slot must be an int in 0..{self.num_envs - 1}, got {i!r}")
         load_game(self.state, int(i), game)
-        move_table.show_games(self.state, np.array([i], np.int64))
+        table.show_games(self.state, np.array([i], np.int64))
         return self._out(self.state.obs), self._out(self.state.mask)
 
     def move(self, i: int, row: int) -> tuple[str, tuple]:

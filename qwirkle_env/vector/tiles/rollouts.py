@@ -16,14 +16,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..engine.game import Game
-from ..engine.moves import Exchange, Move, Placement
-from ..engine.placements import WIDTH
-from ..jit import kernel, literal_unroll
-from ..spec import NUM_TILES
+from ...engine.compiled import WIDTH
+from ...engine.game import Game
+from ...engine.moves import Exchange, Move, Placement
+from ...jit import kernel, literal_unroll
+from ...spec import NUM_TILES
+from ..mt19937 import seed_from_int63, shuffle
 from . import core
 from .load import load_game
-from .mt19937 import seed_from_int63, shuffle
 from .playout import place_row, playout_turns, scratch
 from .state import C_GRID, C_PLAYERS, GRID, State, allocate
 

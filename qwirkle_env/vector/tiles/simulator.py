@@ -9,7 +9,7 @@ observation are the AEC env's: slot ``i`` reset with seed ``s`` plays exactly th
 ``raw_env().reset(seed=s)`` plays, and its later games are those of ``reset()`` without a
 seed (checked step by step in ``tests/vector/test_simulator.py``).
 
-Observations and masks are compact (``qwirkle_env.vector.compact``):
+Observations and masks are compact (``qwirkle_env.vector.tiles.compact``):
 
 | key | shape, dtype | content |
 |---|---|---|
@@ -30,23 +30,23 @@ from __future__ import annotations
 import numpy as np
 from gymnasium import spaces
 
-from ..actions import ActionCodec, outside_window
-from ..engine.board import Board
-from ..engine.game import Game
-from ..engine.lines import mask_of
-from ..engine.tiles import Tile
-from ..jit import COMPILED, warn_if_slow
-from ..observation import observation_high
-from ..spec import (
+from ...actions import ActionCodec, outside_window
+from ...engine.board import Board
+from ...engine.game import Game
+from ...engine.lines import mask_of
+from ...engine.tiles import Tile
+from ...jit import COMPILED, warn_if_slow
+from ...observation import observation_high
+from ...spec import (
     DEFAULT_WINDOW,
     NUM_FEATURES,
     check_table_options,
 )
+from ..batch import GameThreads, per_game_ints, reset_seeds
+from ..mt19937 import seed_key
 from . import core
-from .batch import GameThreads, per_game_ints, reset_seeds
 from .compact import dense_mask, dense_observation
 from .load import load_game
-from .mt19937 import seed_key
 from .state import GRID, TABLE, allocate
 
 __all__ = ["COMPILED", "VectorQwirkle"]
@@ -188,7 +188,7 @@ class VectorQwirkle:
         return Board(tiles)
 
     def render_svg(self, i: int) -> str:
-        from .. import render
+        from ... import render
 
         return render.board_svg(self.table(i))
 

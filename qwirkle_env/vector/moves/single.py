@@ -22,7 +22,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from .moves import VectorMoves
+from .simulator import VectorMoves
 
 Opponent = Callable[[np.ndarray, np.ndarray], np.ndarray]
 

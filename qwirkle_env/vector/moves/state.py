@@ -15,9 +15,10 @@ from collections import namedtuple
 
 import numpy as np
 
-from ..move_mode import observation_size
-from ..spec import HAND_SIZE, NUM_TYPES, REWARD_MODES
-from .batch import GENERATOR_FIELDS, RESULT_FIELDS, SEAT_FIELDS, game_arrays
+from ...rows.table import observation_size
+from ...spec import HAND_SIZE, NUM_TYPES
+from ..batch import GENERATOR_FIELDS, RESULT_FIELDS, SEAT_FIELDS, game_arrays
+from ..kernels import REWARD_CODES
 
 GRID = 256
 BASE = GRID // 2
@@ -27,7 +28,6 @@ MOVE_WIDTH = 2 + 2 * HAND_SIZE  # a kept move: [tiles (minus: exchanged), points
 
 # cfg entries
 C_PLAYERS, C_REWARD, C_STRICT, C_ROWS = 0, 1, 2, 3
-REWARD_CODES = {mode: code for code, mode in enumerate(REWARD_MODES)}
 
 MoveState = namedtuple(
     "MoveState",

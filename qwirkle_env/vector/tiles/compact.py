@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..spec import MASKED_LOGIT, NUM_PLANES
+from ...spec import MASKED_LOGIT, NUM_PLANES
 
 
 def _plane_table() -> np.ndarray:

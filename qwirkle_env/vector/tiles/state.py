@@ -14,8 +14,9 @@ from collections import namedtuple
 
 import numpy as np
 
-from ..spec import HAND_SIZE, NUM_FEATURES, NUM_TYPES, REWARD_MODES
-from .batch import GENERATOR_FIELDS, RESULT_FIELDS, SEAT_FIELDS, game_arrays
+from ...spec import HAND_SIZE, NUM_FEATURES, NUM_TYPES
+from ..batch import GENERATOR_FIELDS, RESULT_FIELDS, SEAT_FIELDS, game_arrays
+from ..kernels import REWARD_CODES
 
 # Cell codes: 0 empty, 1 + t a tile of type t on the table, 37 + t placed this turn.
 EMPTY, TABLE, PLACED = 0, 1, 37
@@ -25,8 +26,6 @@ MAX_FRONT = 448  # empty cells touching the table: at most 4 per tile
 
 # cfg entries
 C_GRID, C_WINDOW, C_PLAYERS, C_REWARD, C_STRICT = 0, 1, 2, 3, 4
-REWARD_CODES = {mode: code for code, mode in enumerate(REWARD_MODES)}
-REWARD_WIN, REWARD_MARGIN = REWARD_CODES["win"], REWARD_CODES["margin"]
 # The last entry of a compact mask: bits 0..35 the types that may join the exchange set,
 # bit END_BIT "end the turn".
 END_BIT = NUM_TYPES

@@ -4,9 +4,9 @@ turns, nearly dead tables) play on in ``VectorMoves`` exactly as in
 
 from __future__ import annotations
 
-from ..engine.game import Game
-from .batch import check_loadable, load_seats
-from .move_state import BASE, C_PLAYERS, C_STRICT, FRONT, GRID, MoveState
+from ...engine.game import Game
+from ..batch import check_loadable, load_seats
+from .state import BASE, C_PLAYERS, C_STRICT, FRONT, GRID, MoveState
 
 FAR = BASE - 16  # table cells beyond this would put the walks past the grid's edge
 

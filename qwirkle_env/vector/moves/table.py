@@ -1,9 +1,9 @@
 """The move mode's table of one position, on the move simulator's arrays.
 
-``move_mode.move_table`` and ``observation`` in compiled form, for ``VectorMoves``: the
+``rows.table.move_table`` and ``observation`` in compiled form, for ``VectorMoves``: the
 placements from the engine's compiled generator (``engine/movegen.walk``, its anchors in
 the frontier's joining order; on an empty table ``opening_rows``, the order of
-``placements.opening_placements``), every row from ``rowgen.row_features`` and
+``placements.opening_placements``), every row from ``rows.kernels.row_features`` and
 ``list_exchanges``, placements by points (stable) then exchanges, cut to K, and the
 position's 86 features. Each value is computed by the same operations as the env's, so
 the observation and mask are the env's bit for bit (``tests/vector/test_moves.py``).
@@ -18,13 +18,30 @@ from collections import namedtuple
 
 import numpy as np
 
-from ..engine.movegen import ANCHOR_WIDTH, ROWS, reset_sink, sink_for, walk, walk_stack
-from ..engine.opening import opening_rows_into
-from ..engine.placements import WIDTH
-from ..engine.setorder import MAX_ITEMS, TABLE_SIZE
-from ..jit import kernel, njit
-from ..move_mode import (
+from ...engine.compiled import (
+    ANCHOR_WIDTH,
+    MAX_ITEMS,
+    ROWS,
+    TABLE_SIZE,
+    WIDTH,
+    opening_rows_into,
+    reset_sink,
+    sink_for,
+    walk,
+    walk_stack,
+)
+from ...jit import kernel, njit
+from ...rows.columns import NUM_ROW_FEATURES
+from ...rows.kernels import list_exchanges_into, row_features_into
+from ...spec import (
+    ALL,
+    COPIES,
+    HAND_SIZE,
+    MAX_LINE,
     NUM_POSITION_FEATURES,
+    NUM_SHAPES,
+    NUM_TILES,
+    NUM_TYPES,
     POS_BAG,
     POS_HAND_SIZES,
     POS_OPENING,
@@ -33,11 +50,8 @@ from ..move_mode import (
     POS_UNSEEN,
     SCORE_SCALE,
 )
-from ..rowgen import NUM_ROW_FEATURES, list_exchanges_into, row_features_into
-from ..spec import COPIES, HAND_SIZE, MAX_LINE, NUM_SHAPES, NUM_TILES, NUM_TYPES
-from .move_state import BASE, C_PLAYERS, C_ROWS, C_STRICT, GRID, MAX_FRONT
+from .state import BASE, C_PLAYERS, C_ROWS, C_STRICT, GRID, MAX_FRONT
 
-ALL = (1 << NUM_TYPES) - 1
 MOST_POINTS = 128  # above any move's points (6 Qwirkles of a 6-tile move and the bonus: 90)
 
 
@@ -55,7 +69,7 @@ def _placements(s, i, hand_mask, w) -> int:
 
 @kernel
 def _position(s, i, seat, out):
-    """``move_mode.position_features`` of ``seat`` into ``out`` (86 float32)."""
+    """``rows.table.position_features`` of ``seat`` into ``out`` (86 float32)."""
     for j in range(NUM_POSITION_FEATURES):
         out[j] = 0.0
     third = np.float32(COPIES)
@@ -107,7 +121,7 @@ def show(s, i, w, need) -> bool:
 
 @kernel
 def _table(s, i, seat, w, need) -> int:
-    """``move_mode.move_table``: every legal move's row (``rowgen``), placements by points
+    """``rows.table.move_table``: every legal move's row (``rows.kernels``), placements by points
     (stable: ties in the engine's order), then the exchanges, cut to K; returns the rows
     shown, or -1 if ``w`` was too short (``need``: what it must hold)."""
     n_hand = s.hand_n[i, seat]
@@ -257,7 +271,7 @@ def show_in_full(s, i, w, need):
 
 @njit(cache=True, nogil=True)
 def show_games(s, which):
-    """Shows the tables of the slots in ``which`` (after ``move_load``)."""
+    """Shows the tables of the slots in ``which`` (after ``load.py``)."""
     w = scratch()
     need = np.zeros(2, np.int64)
     for i in which:

@@ -1,27 +1,25 @@
 """Games on arrays: dealing, sub-steps, turns, the end, and the observation's numbers.
 
 Compiled twins of ``engine.game.Game``, ``aec.raw_env.step`` and ``observation.Observer``
-for the batched simulator; the rules themselves are in ``vector.rules``. Randomness is Python's
-MT19937 (``mt19937``), so a slot seeded like an AEC env deals and shuffles identically.
+for the tile simulator; the rules themselves are in ``rules``, the deal and the kernels the
+move simulator shares in ``vector/kernels.py``. Randomness is Python's MT19937
+(``mt19937``), so a slot seeded like an AEC env deals and shuffles identically.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..jit import kernel
-from ..spec import (
+from ...jit import kernel
+from ...spec import (
     BAG,
     COPIES,
     END_BONUS,
     EXCHANGE,
     EXCHANGING,
-    HAND_SIZE,
     HAND_SIZES,
     MAX_PLAYERS,
     MAY_END,
-    NUM_SHAPES,
-    NUM_TILES,
     NUM_TYPES,
     OPENING,
     PLACING,
@@ -32,7 +30,17 @@ from ..spec import (
     UNSEEN,
     win_share,
 )
-from .mt19937 import randbelow, randrange63, seed_from_int63, seed_state, shuffle
+from ..kernels import (
+    REWARD_WIN,
+    SHAPE,
+    bit_count,
+    deal,
+    distinct_types,
+    give_points,
+    remove_tile,
+    sort_tiles,
+)
+from ..mt19937 import seed_state, shuffle
 from .rules import (
     END_MASK,
     can_place,
@@ -49,106 +57,15 @@ from .state import (
     C_WINDOW,
     EMPTY,
     PLACED,
-    REWARD_MARGIN,
-    REWARD_WIN,
     TABLE,
 )
 
-SHAPE = sum(1 << (NUM_SHAPES * c) for c in range(NUM_SHAPES))  # the circles; << k for shape k
 _win_share = kernel(win_share)
 # error codes (State.error)
 GRID_TOO_SMALL = 1
 ERRORS = {GRID_TOO_SMALL: "the table outgrew the simulator's grid"}
 # action checks (check_actions)
 OK, NOT_FINISHED_NONE, OUT_OF_RANGE, ILLEGAL, NEEDS_NONE = 0, 1, 2, 3, 4
-
-
-@kernel
-def sort_tiles(a, n):
-    """a[:n] in increasing order (hands are kept sorted; n is at most a hand)."""
-    for j in range(1, n):
-        x = a[j]
-        k = j - 1
-        while k >= 0 and a[k] > x:
-            a[k + 1] = a[k]
-            k -= 1
-        a[k + 1] = x
-
-
-@kernel
-def remove_tile(a, n, t) -> int:
-    """Removes the first t from a[:n] keeping order; returns the new length."""
-    for j in range(n):
-        if a[j] == t:
-            for k in range(j, n - 1):
-                a[k] = a[k + 1]
-            return n - 1
-    return n
-
-
-@kernel
-def _distinct(hand, n) -> int:
-    m = 0
-    for j in range(n):
-        m |= 1 << np.int64(hand[j])
-    return m
-
-
-@kernel
-def _largest_group(distinct) -> int:
-    """Size of the hand's largest colour or shape group, identical tiles once."""
-    best = 0
-    for k in range(6):
-        best = max(
-            best, bit_count(distinct & (0b111111 << (6 * k))), bit_count(distinct & (SHAPE << k))
-        )
-    return best
-
-
-@kernel
-def bit_count(m) -> int:
-    n = 0
-    while m:
-        m &= m - 1
-        n += 1
-    return n
-
-
-@kernel
-def deal(players, seeder, seeder_pos, rng, rng_pos, key, bag, hands, hand_n, i):
-    """Row i's next deal, as ``Game(players, seeder.randrange(2**63))``: seeds the game's
-    generator, shuffles the bag, fills the hands (sorted) and picks the opener; returns
-    (game seed, tiles left in the bag, opener, size of the forced opening). Both batched
-    simulators deal with it."""
-    seed = randrange63(seeder, seeder_pos, i)
-    seed_from_int63(rng, rng_pos, i, seed, key[i])
-    for t in range(NUM_TYPES):
-        for c in range(COPIES):
-            bag[i, COPIES * t + c] = t
-    shuffle(rng, rng_pos, i, bag[i], NUM_TILES)
-    best = 0
-    tied = 0  # seats with the largest group, as bits
-    for seat in range(players):
-        hand = hands[i, seat]
-        for j in range(HAND_SIZE):
-            hand[j] = bag[i, NUM_TILES - HAND_SIZE * seat - HAND_SIZE + j]
-        hand_n[i, seat] = HAND_SIZE
-        sort_tiles(hand, HAND_SIZE)
-        size = _largest_group(_distinct(hand, HAND_SIZE))
-        if size > best:
-            best = size
-            tied = 0
-        if size == best:
-            tied |= 1 << seat
-    pick = 0 if bit_count(tied) == 1 else randbelow(rng, rng_pos, i, bit_count(tied))
-    opener = 0
-    for seat in range(players):
-        if tied >> seat & 1:
-            if pick == 0:
-                opener = seat
-                break
-            pick -= 1
-    return seed, NUM_TILES - HAND_SIZE * players, opener, best
 
 
 @kernel
@@ -174,7 +91,7 @@ def new_game(s, i):
     s.opening[i] = best
     s.n_groups[i] = 0
     if s.cfg[C_STRICT]:
-        distinct = _distinct(s.hands[i, s.current[i]], 6)
+        distinct = distinct_types(s.hands[i, s.current[i]], 6)
         for k in range(6):
             for m in (distinct & (0b111111 << (6 * k)), distinct & (SHAPE << k)):
                 if bit_count(m) == best:
@@ -241,21 +158,6 @@ def new_turn(s, i, redraw):
     if s.check_window[i] and s.mask[i, w * w] == 0 and s.n_mask_cells[i] == 0:
         s.truncated[i] = True
         s.done[i] = True
-
-
-@kernel
-def give_points(rewards, i, seat, gained, mode, n):
-    """The dense rewards of points gained by ``seat`` in game i: all to it under "points",
-    and under "margin" also minus an equal share to each of the n - 1 others; nothing under
-    "win". Both simulators call it, each with its own state's config."""
-    if gained == 0 or mode == REWARD_WIN:
-        return
-    rewards[i, seat] += gained
-    if mode == REWARD_MARGIN:
-        share = gained / (n - 1)
-        for other in range(n):
-            if other != seat:
-                rewards[i, other] -= share
 
 
 @kernel

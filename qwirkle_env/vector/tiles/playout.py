@@ -17,12 +17,19 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..engine.movegen import ANCHOR_WIDTH, TOP, reset_sink, sink_for, walk, walk_stack
-from ..engine.placements import WIDTH
-from ..jit import kernel, njit
-from ..spec import MAX_TURNS, NUM_SHAPES
+from ...engine.compiled import (
+    ANCHOR_WIDTH,
+    TOP,
+    WIDTH,
+    reset_sink,
+    sink_for,
+    walk,
+    walk_stack,
+)
+from ...jit import kernel, njit
+from ...spec import MAX_TURNS, NUM_SHAPES
+from ..mt19937 import randbelow
 from . import core
-from .mt19937 import randbelow
 from .state import C_GRID, PLACED
 
 SHAPE = sum(1 << (NUM_SHAPES * c) for c in range(NUM_SHAPES))  # the circles; << k for shape k

@@ -11,13 +11,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..engine.lines import COMPAT as _COMPAT
-from ..jit import kernel
-from ..spec import MAX_LINE, NUM_TYPES, QWIRKLE_BONUS
+from ...engine.compiled import COMPAT
+from ...jit import kernel
+from ...spec import ALL, MAX_LINE, QWIRKLE_BONUS
 from .state import C_GRID, C_STRICT, C_WINDOW, EMPTY, END_BIT, MARGIN, TABLE
 
-ALL = (1 << NUM_TYPES) - 1
-COMPAT = np.array(_COMPAT, dtype=np.int64)
 END_MASK = 1 << END_BIT  # the "end" bit of the mask's last entry
 
 

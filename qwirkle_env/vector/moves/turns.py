@@ -1,29 +1,25 @@
 """Whole turns on the move simulator's arrays: dealing, playing a row, passing the turn.
 
 Compiled twins of ``Game.__init__``, ``apply_placement`` (checked) / ``apply_exchange``
-and ``_advance`` for ``VectorMoves``; ``move_table.py`` shows each new turn's table. The
-deal is ``core.deal`` and the bag's draws ``mt19937``'s, as in the tile simulator. What
-is new here is the frontier's order, which is the order of the move list: cells join it
-in the order the engine's Python set of them iterates (``engine/setorder.py``), and leave it
-without reordering the others, as the engine's frontier dict does.
+and ``_advance`` for ``VectorMoves``; ``table.py`` shows each new turn's table. The deal
+is ``vector/kernels.py``'s and the bag's draws ``mt19937``'s, as in the tile simulator.
+What is new here is the frontier's order, which is the order of the move list: cells join
+it in the order the engine's Python set of them iterates (``engine/setorder.py``), and
+leave it without reordering the others, as the engine's frontier dict does.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from ..engine.lines import COMPAT as COMPAT_TUPLE
-from ..engine.setorder import REACH_CELLS, set_order
-from ..jit import kernel, njit
-from ..spec import COPIES, END_BONUS, HAND_SIZE, MAX_PLAYERS, NUM_TYPES, win_share
-from .core import deal, give_points, remove_tile, sort_tiles
-from .move_state import BASE, C_PLAYERS, C_REWARD, FRONT, GRID
-from .move_table import scratch, show, show_in_full
-from .mt19937 import shuffle
-from .state import REWARD_WIN
+from ...engine.compiled import COMPAT, REACH_CELLS, set_order
+from ...jit import kernel, njit
+from ...spec import ALL, COPIES, END_BONUS, HAND_SIZE, MAX_PLAYERS, NUM_TYPES, win_share
+from ..kernels import REWARD_WIN, deal, give_points, remove_tile, sort_tiles
+from ..mt19937 import shuffle
+from .state import BASE, C_PLAYERS, C_REWARD, FRONT, GRID
+from .table import scratch, show, show_in_full
 
-ALL = (1 << NUM_TYPES) - 1
-COMPAT = np.array(COMPAT_TUPLE, dtype=np.int64)
 STEPS = (-1, 1, -GRID, GRID)  # left, right, up, down: Board.place_legal's order
 
 _win_share = njit(cache=True)(win_share)
@@ -117,7 +113,7 @@ def _can_place(s, i, hand) -> bool:
 def play(s, i, row, hashes, w):
     """Game i's mover plays the move of ``row``, as Game.apply_placement (checked) or
     apply_exchange, and passes the turn on (or ends the game); ``w``: scratch
-    (``move_table.make_scratch``)."""
+    (``table.make_scratch``)."""
     seat = s.current[i]
     move = s.moves[i, row]
     hand = s.hands[i, seat]
