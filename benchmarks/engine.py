@@ -41,8 +41,7 @@ import time
 
 import numpy as np
 
-from agents.base import placement
-from qwirkle_env import Exchange, Game
+from qwirkle_env import Exchange, Game, Placement
 from qwirkle_env.engine.lines import mask_of
 from qwirkle_env.engine.placements import (
     WIDTH,
@@ -103,7 +102,7 @@ def greedy_move(game: Game, rng: random.Random):
     if found:
         best = max(points for _, points in found)
         items = rng.choice([items for items, points in found if points == best])
-        return placement(items)
+        return Placement.of_ids(items)
     hand = game.hand()
     return Exchange(hand[: len(game.bag)])
 
@@ -118,7 +117,7 @@ def python_greedy_move(game: Game, rng: random.Random):
     if found:
         best = max(points for _, points in found)
         items = rng.choice([items for items, points in found if points == best])
-        return placement(items)
+        return Placement.of_ids(items)
     hand = game.hand()
     return Exchange(hand[: len(game.bag)])
 

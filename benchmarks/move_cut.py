@@ -18,7 +18,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agents.base import PlanningAgent, exchange, placement  # noqa: E402
+from agents.base import PlanningAgent  # noqa: E402
 from agents.evaluation.harness import run_tournament  # noqa: E402
 from agents.loading import load_agent  # noqa: E402
 from agents.move_value.agent import select  # noqa: E402
@@ -58,8 +58,7 @@ class TopRowsAgent(PlanningAgent):
     def choose(self, view):
         cands = cut(candidates(Position.of_view(view)), self.k)
         i = select(self.inner.layers, cands, 0.0, self.rng, self.inner.look_ahead)
-        kind, what = cands.move(i)
-        return placement(what) if kind == "place" else exchange(what)
+        return cands.move(i)
 
 
 def main() -> None:

@@ -497,15 +497,16 @@ def test_the_server_stops_within_5_s_while_agents_think(sig, results):
 
 
 def test_a_game_at_the_table_stops_at_the_exchange_run_cap_and_its_record_replays(client):
-    from agents.base import PlanningAgent, exchange
+    from agents.base import PlanningAgent
     from agents.scripted.baselines import GreedyAgent
+    from qwirkle_env import Exchange
 
     class Exchanger(PlanningAgent):
         """Trades its whole hand whenever the rules allow: a blocked table, as it plays."""
 
         def choose(self, view):
             if view.opening_size is None and view.bag_size >= len(view.hand):
-                return exchange(view.hand)
+                return Exchange.of_ids(view.hand)
             return GreedyAgent.choose(self, view)
 
     table = Table(["x", "y"], seed=3, agents={0: Exchanger(), 1: Exchanger()})

@@ -70,7 +70,9 @@ def play_side_by_side(seed, n_slots, turns, games=None, greedy=0.0, **options):
             assert vec.state.cut[i] == table.cut, where
             seen["cut"] += table.cut
             rows[i] = 0 if rng.random() < greedy else rng.randrange(len(table))
-            assert vec.move(i, int(rows[i])) == table.move(int(rows[i])), where
+            ours, theirs = vec.move(i, int(rows[i])), table.move(int(rows[i]))
+            assert getattr(ours, "items", None) == getattr(theirs, "items", None), where
+            assert ours == theirs, where
             seen["exchanges"] += isinstance(table.move(int(rows[i])), Exchange)
         obs, masks, rewards, dones, infos = vec.step(rows)
         for i, env in enumerate(envs):

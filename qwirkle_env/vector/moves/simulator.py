@@ -30,6 +30,7 @@ import numpy as np
 
 from ...engine.compiled import cell_hashes
 from ...engine.game import Game
+from ...engine.moves import Exchange, Move, Placement
 from ...jit import COMPILED, warn_if_slow
 from ...rows.table import DEFAULT_MAX_MOVES, check_moves_options, observation_size
 from ...spec import REWARD_MODES, check_num_players
@@ -134,10 +135,9 @@ class VectorMoves:
         table.show_games(self.state, np.array([i], np.int64))
         return self._out(self.state.obs), self._out(self.state.mask)
 
-    def move(self, i: int, row: int) -> tuple[str, tuple]:
-        """The move behind row ``row`` of game i's table, in the env's form
-        (``MoveTable.move``): ``("place", (((r, c), tile_id), ...))`` in table coordinates,
-        or ``("exchange", tile_ids)``."""
+    def move(self, i: int, row: int) -> Move:
+        """The engine move behind row ``row`` of game i's table, as ``MoveTable.move``
+        gives it: a ``Placement`` in table coordinates or an ``Exchange``."""
         self._require_reset("move")
         if not isinstance(i, int | np.integer) or not 0 <= i < self.num_envs:
             raise ValueError(f"game must be an int in 0..{self.num_envs - 1}, got {i!r}")
@@ -146,10 +146,10 @@ class VectorMoves:
             raise ValueError(f"game {i} has rows 0..{shown - 1}, got {row!r}")
         m = self.state.moves[i, row].tolist()
         if m[0] < 0:
-            return "exchange", tuple(m[3 : 3 - 2 * m[0] : 2])
+            return Exchange.of_ids(m[3 : 3 - 2 * m[0] : 2])
         cells = [divmod(p, GRID) for p in m[2 : 2 + 2 * m[0] : 2]]
         tiles = m[3 : 3 + 2 * m[0] : 2]
-        return "place", tuple(
+        return Placement.of_ids(
             ((r - BASE, c - BASE), t) for (r, c), t in zip(cells, tiles, strict=True)
         )
 
