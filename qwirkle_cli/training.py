@@ -113,6 +113,7 @@ def cmd_train(args: argparse.Namespace) -> Path:
     initial = None
     if args.resume:
         initial = resumed(args.resume, cfg).state_dict()
+    announce_td_run(cfg, args, opponents)
     name = args.name or time.strftime("td-%Y%m%d-%H%M%S")
     run = TDRun(cfg, Path(args.out) / name, bar=not args.no_progress)
     start = time.time()
@@ -127,6 +128,43 @@ def cmd_train(args: argparse.Namespace) -> Path:
         final_table(final, opponents, args, cfg.seat_counts(), cfg.processes)
     print(f"total wall time {(time.time() - start) / 60:.1f} min")
     return final
+
+
+def announce_td_run(cfg: TDConfig, args: argparse.Namespace, opponents: list[str]) -> None:
+    """Says what the run will do and about how long it will take, before it starts.
+
+    A few self-play games are played here first: on a cold numba cache they compile the
+    kernels (under qwirkle_env.jit's notice) before the progress bar starts, so its first
+    ETA is not inflated by the compile, and the forked workers inherit the compiled code;
+    the games after the first are timed, and the estimate scales them to the run."""
+    from agents.move_value.network import MoveValueNet
+    from agents.move_value.td import play_game
+
+    layers = MoveValueNet(cfg.net).numpy_layers()
+    n = cfg.player_counts()[0]
+    how = cfg.look_ahead()
+    timed = []
+    for seed in range(3):
+        start = time.perf_counter()
+        play_game(layers, seed, n, cfg.temperature_start, None, cfg.win_value, how)
+        timed.append(time.perf_counter() - start)
+    per_game = sum(timed[1:]) / len(timed[1:])
+    curve = cfg.total_games // cfg.eval_every + 1
+    curve_opps = len([s for s in cfg.eval_opponents.split(",") if s.strip()])
+    seats = len(cfg.seat_counts())
+    games = cfg.total_games + seats * (curve * curve_opps * cfg.eval_games)
+    games += seats * args.final_games * len(opponents)
+    minutes = games * per_game / cfg.processes / 60
+    print(
+        f"TD self-play: {cfg.total_games} games on {cfg.processes} processes, "
+        f"{curve} learning-curve matches of {cfg.eval_games} games per opponent"
+        + (f", then {args.final_games} games against each of {', '.join(opponents)}"
+           if args.final_games else "")
+        + f". Estimated {minutes:.1f} min at this machine's current speed (from "
+        f"{len(timed) - 1} timed games; more when other work shares the cores; the bar's "
+        "ETA follows the real rate).",
+        flush=True,
+    )  # fmt: skip
 
 
 def resumed(path: str, cfg: TDConfig):
