@@ -19,7 +19,8 @@ def test_a_point_at_the_previous_step_count_replaces_it(tmp_path, monkeypatch):
     curve.point(None, 0)
     curve.point(None, 300)
     curve.point(None, 300)  # the network after the last update, at the same step count
-    rows = list(csv.DictReader((tmp_path / "curve.csv").open()))
+    with (tmp_path / "curve.csv").open() as f:
+        rows = list(csv.DictReader(f))
     assert [(r["env_steps"], r["win_rate"]) for r in rows] == [("0", "0.2500"), ("300", "0.7500")]
 
 

@@ -181,7 +181,8 @@ def test_training_run_with_the_vector_backend(tmp_path):
 
     cli.main([*SMOKE, "--out", str(tmp_path), "--name", "vec"])
     run = tmp_path / "vec"
-    rows = [r for r in csv.DictReader(open(run / "metrics.csv")) if r["collect_s"]]
+    with open(run / "metrics.csv") as f:
+        rows = [r for r in csv.DictReader(f) if r["collect_s"]]
     assert len(rows) == 2
     for r in rows:  # at least the rollout's transitions, in the rollout's time
         assert round(float(r["collect_steps_per_s"]) * float(r["collect_s"])) >= 64
