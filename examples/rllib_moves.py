@@ -31,7 +31,7 @@ import torch
 from tqdm import tqdm
 
 from agents.move_policy.network import MovePolicyConfig, MovePolicyNet
-from agents.move_policy.training import Curve, export, net_options
+from agents.move_policy.training import Curve, announce, export, net_options
 from qwirkle_env.multi_agent import MultiAgentDictEnv
 from qwirkle_env.rows.table import DEFAULT_MAX_MOVES
 
@@ -42,14 +42,18 @@ SMOKE = {"steps": 256, "batch": 128, "minibatch": 64, "eval_every": 128, "eval_g
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     """The options, checked before Ray starts."""
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p = argparse.ArgumentParser(
+        description=__doc__.split("\n")[0], formatter_class=argparse.ArgumentDefaultsHelpFormatter
+    )
     p.add_argument("--smoke", action="store_true", help="a tiny run: 256 steps, 2 games")
     p.add_argument("--steps", type=int, default=300_000, help="env steps (turns, all seats)")
-    p.add_argument("--reward", choices=sorted(REWARD_SCALE), default="margin")
+    p.add_argument(
+        "--reward", choices=sorted(REWARD_SCALE), default="margin", help="the reward each step"
+    )
     p.add_argument("--batch", type=int, default=4000, help="env steps per PPO iteration")
     p.add_argument("--minibatch", type=int, default=500, help="SGD minibatch, in env steps")
     p.add_argument("--epochs", type=int, default=4, help="passes over each batch")
-    p.add_argument("--lr", type=float, default=3e-4)
+    p.add_argument("--lr", type=float, default=3e-4, help="Adam learning rate")
     p.add_argument("--hidden", type=int, default=128, help="width of MovePolicyNet")
     p.add_argument(
         "--prior", type=float, default=0.0,
@@ -62,16 +66,21 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         "values (needs --prior > 0; MovePolicyConfig.value_per_logit)",
     )  # fmt: skip
     p.add_argument("--envs", type=int, default=4, help="games per env runner, stepped together")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0, help="random seed")
     p.add_argument("--eval-every", type=int, default=25_000, help="env steps between points")
     p.add_argument("--eval-games", type=int, default=40, help="quick-match games per point")
     p.add_argument(
         "--max-minutes",
         type=float,
         default=None,
-        help="stop training after this wall time (before --steps) and export what was learned",
+        help="stop training after this many minutes of wall time (before --steps) and export "
+        "what was learned",
     )
-    p.add_argument("--out", default="runs/rllib_moves/rllib_moves.pt")
+    p.add_argument(
+        "--out",
+        default="runs/rllib_moves/rllib_moves.pt",
+        help="the checkpoint; its curve beside it",
+    )
     args = p.parse_args(argv)
     if args.smoke:
         for name, value in SMOKE.items():
@@ -222,6 +231,7 @@ def main() -> None:
     from ray_loopback import reexec_on_loopback  # beside this file; stdlib only
 
     run = reexec_on_loopback(need_namespace=True)  # exec: what follows runs in the namespace
+    announce(args, args.max_minutes)
     import ray
 
     torch.set_num_threads(1)

@@ -33,7 +33,14 @@ from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv
 from torch import nn
 
 from agents.move_policy.network import MovePolicyAgent, MovePolicyConfig, MovePolicyNet
-from agents.move_policy.training import Curve, export, net_options, recipe_parser, start_weights
+from agents.move_policy.training import (
+    Curve,
+    announce,
+    export,
+    net_options,
+    recipe_parser,
+    start_weights,
+)
 from qwirkle_env.spec import ENV_ID
 from qwirkle_env.vector.moves.single import VectorSingleAgent
 
@@ -258,6 +265,7 @@ def main() -> None:
     curve_path = args.out.removesuffix(".pt") + "_curve.csv"
     against = "greedy" if args.opponent.strip().lower() == "self" else args.opponent
     curve = Curve(curve_path, against, games, args.out, ("sb3", train))
+    announce(args, args.minutes)
     model = build(args)
     net = model.policy.mlp_extractor.net
     start = time.perf_counter()

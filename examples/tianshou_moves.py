@@ -30,7 +30,14 @@ from tianshou.trainer import OnPolicyTrainerParams
 from torch import nn
 
 from agents.move_policy.network import MovePolicyConfig, MovePolicyNet
-from agents.move_policy.training import Curve, export, net_options, recipe_parser, start_weights
+from agents.move_policy.training import (
+    Curve,
+    announce,
+    export,
+    net_options,
+    recipe_parser,
+    start_weights,
+)
 from qwirkle_env.spec import ENV_ID
 
 REWARD_SCALE = 0.1  # margin points -> reward: keeps the value loss near 1
@@ -134,6 +141,7 @@ def main() -> None:
         if time.perf_counter() > deadline:
             raise TimeUp  # Tianshou's own stop criterion needs a test collector
 
+    announce(args, args.minutes)
     start = time.perf_counter()
     deadline = start + 60 * args.minutes
     curve.point(net, 0)

@@ -1,6 +1,6 @@
 """The reference policy of the whole-move mode: one network scores every candidate row.
 
-A shared MLP reads [position ⊕ row] for each row of the table (``qwirkle_env.move_mode``)
+A shared MLP reads [position ⊕ row] for each row of the table (``qwirkle_env.rows.table``)
 and gives it a logit; the rows that hold no move are masked. The value head reads the
 position with the mean of the rows' hidden features. Two options of ``MovePolicyConfig``
 change the start and the critic (a points prior, afterstate values); docs/integrations.md

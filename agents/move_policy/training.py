@@ -91,12 +91,14 @@ def unit_float(text: str) -> float:
 
 def recipe_parser(description: str, out: str, self_play: bool = False) -> argparse.ArgumentParser:
     """The options the SB3 and Tianshou recipes share, checked as they are parsed."""
-    p = argparse.ArgumentParser(description=description)
+    p = argparse.ArgumentParser(
+        description=description, formatter_class=argparse.ArgumentDefaultsHelpFormatter
+    )
     p.add_argument("--smoke", action="store_true", help="a tiny run: 256 steps, 2 games")
     p.add_argument("--steps", type=positive_int, default=300_000, help="env steps (turns)")
     p.add_argument(
         "--minutes", type=positive_float, default=55.0,
-        help="stop training after this much wall time, whatever --steps says",
+        help="stop training after this many minutes of wall time, whatever --steps says",
     )  # fmt: skip
     p.add_argument(
         "--opponent", default="greedy",
@@ -105,9 +107,9 @@ def recipe_parser(description: str, out: str, self_play: bool = False) -> argpar
            if self_play else ""),
     )  # fmt: skip
     p.add_argument("--envs", type=positive_int, default=4, help="games stepped together")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0, help="random seed")
     p.add_argument("--hidden", type=positive_int, default=128, help="width of MovePolicyNet")
-    p.add_argument("--lr", type=positive_float, default=3e-4)
+    p.add_argument("--lr", type=positive_float, default=3e-4, help="Adam learning rate")
     p.add_argument(
         "--prior", type=non_negative_float, default=PRIOR,
         help="the untrained policy's logits per point scored (0: none; MovePolicyConfig)",
@@ -126,10 +128,33 @@ def recipe_parser(description: str, out: str, self_play: bool = False) -> argpar
         help="GAE's lambda: lower leans on the value head, less on the noisy rest of the game",
     )  # fmt: skip
     p.add_argument("--init", help="start from this move-policy checkpoint's weights")
-    p.add_argument("--eval-every", type=positive_int, default=25_000, help="steps between points")
-    p.add_argument("--eval-games", type=positive_int, default=40, help="quick-match games")
+    p.add_argument(
+        "--eval-every", type=positive_int, default=25_000, help="env steps between curve points"
+    )
+    p.add_argument(
+        "--eval-games", type=positive_int, default=40, help="quick-match games per curve point"
+    )
     p.add_argument("--out", default=out, help="the checkpoint; its curve goes beside it")
     return p
+
+
+def announce(args: argparse.Namespace, limit_minutes: float | None) -> None:
+    """Says before a run starts how long it may take: the step budget and the wall-time
+    limit, whichever comes first."""
+    if args.smoke:
+        print("a smoke run: 256 env steps and 2-game curve points, about a minute", flush=True)
+        return
+    limit = (
+        f"or after {limit_minutes:g} minutes of wall time, whichever comes first"
+        if limit_minutes is not None
+        else "with no time limit (--max-minutes sets one)"
+    )
+    print(
+        f"training for {args.steps} env steps {limit}, with a {args.eval_games}-game curve "
+        f"point every {args.eval_every} steps; the defaults take most of an hour on 2 CPU "
+        "cores (--smoke: a one-minute check)",
+        flush=True,
+    )
 
 
 @torch.no_grad()
@@ -192,11 +217,19 @@ class Curve:
             csv.writer(f).writerow(["env_steps", "wall_s", "win_rate", "margin"])
 
     def point(self, net: MovePolicyNet, env_steps: int) -> dict:
+        """A quick match of ``net``; at the step count of the previous point (the last
+        update happens after the last steps are collected), it replaces that point."""
         found = quick_match(net, self.opponent, self.games)
         row = (env_steps, time.perf_counter() - self.start, found["win_rate"], found["margin"])
-        self.rows.append(row)
-        with self.path.open("a", newline="") as f:
-            csv.writer(f).writerow([row[0], f"{row[1]:.1f}", f"{row[2]:.4f}", f"{row[3]:.2f}"])
+        if self.rows and self.rows[-1][0] == env_steps:
+            self.rows[-1] = row
+        else:
+            self.rows.append(row)
+        with self.path.open("w", newline="") as f:
+            out = csv.writer(f)
+            out.writerow(["env_steps", "wall_s", "win_rate", "margin"])
+            for r in self.rows:
+                out.writerow([r[0], f"{r[1]:.1f}", f"{r[2]:.4f}", f"{r[3]:.2f}"])
         if self.checkpoint is not None and self.save is not None:
             library, train = self.save
             info = {**train, "env_steps": env_steps, "wall_s": round(row[1])}

@@ -40,7 +40,9 @@ class DistilConfig:
     sims: int | None = None
     """simulations a move instead of the budget (reproducible, for tests)"""
     epochs: int = 3
+    """passes over the decisions"""
     lr: float = 3e-4
+    """Adam learning rate"""
     batch: int = 256
     """decisions per gradient step"""
     temperature: float = 0.1
@@ -50,7 +52,9 @@ class DistilConfig:
     others: int = 16
     """other moves a decision keeps for that term"""
     processes: int = 2
+    """worker processes for the games"""
     seed: int = 0
+    """seeds the games and the fit"""
 
     def to_dict(self) -> dict:
         return asdict(self)

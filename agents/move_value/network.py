@@ -46,6 +46,11 @@ class ValueNetConfig:
     def __post_init__(self) -> None:
         if self.encoder < 0:
             raise ValueError(f"the type encoder width must be >= 0 (0: none), got {self.encoder}")
+        if self.layers < 1 or self.hidden < 1:
+            raise ValueError(
+                "a value network needs at least one hidden layer of width >= 1 "
+                f"(got layers {self.layers}, hidden {self.hidden})"
+            )
         if self.features == 0:
             self.features = NUM_MOVE_FEATURES if self.encoder else NUM_BASE_FEATURES
 
@@ -66,8 +71,6 @@ class MoveValueNet(nn.Module):
                 f"this version describes a move with {wanted} features for a network with "
                 f"encoder={config.encoder}, the network config asks for {config.features}"
             )
-        if config.layers < 1 or config.hidden < 1:
-            raise ValueError("a value network needs at least one hidden layer of width >= 1")
         e = config.encoder
         self.encoder = nn.ModuleList([nn.Linear(TYPE_WIDTH, e), nn.Linear(e, e)] if e else [])
         sizes = [NUM_BASE_FEATURES + 2 * e] + [config.hidden] * config.layers

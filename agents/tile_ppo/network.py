@@ -56,6 +56,20 @@ class NetConfig:
     hidden: int = 128
     """network hidden width"""
 
+    def __post_init__(self) -> None:
+        """ValueError naming every field out of its range (a zero width fails deep in torch)."""
+        problems = [
+            f"{name} must be {rule} (got {getattr(self, name)!r})"
+            for name, rule, ok in [
+                ("channels", "an integer >= 1", self.channels >= 1),
+                ("blocks", "an integer >= 0", self.blocks >= 0),
+                ("hidden", "an integer >= 1", self.hidden >= 1),
+            ]
+            if not ok
+        ]
+        if problems:
+            raise ValueError("bad network config: " + "; ".join(problems))
+
     def to_dict(self) -> dict:
         return asdict(self)
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import time
 from collections import deque
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 
 import numpy as np
 import torch
@@ -26,7 +26,7 @@ import torch
 from agents.tile_ppo.network import NetConfig, PolicyValueNet, masked_distribution
 from agents.tile_ppo.selfplay import Buffer, SelfPlay
 from qwirkle_env.actions import ActionCodec
-from qwirkle_env.spec import DEFAULT_WINDOW, NUM_FEATURES
+from qwirkle_env.spec import DEFAULT_WINDOW, MIN_WINDOW, NUM_FEATURES
 
 BACKENDS = ("aec", "vector")
 
@@ -119,8 +119,56 @@ class PPOConfig:
     net: NetConfig = field(default_factory=NetConfig)
 
     def __post_init__(self) -> None:
+        """ValueError naming every field out of its range, and the pairs of fields that do
+        not go together, as TDConfig does."""
         if self.backend not in BACKENDS:
             raise ValueError(f"backend must be one of {BACKENDS}, got {self.backend!r}")
+        problems = [
+            f"{name} must be {rule} (got {getattr(self, name)!r})"
+            for name, rule, ok in [
+                ("num_players", "2, 3 or 4", self.num_players in (2, 3, 4)),
+                ("window", f"an integer >= {MIN_WINDOW}", self.window >= MIN_WINDOW),
+                ("total_steps", "an integer >= 1", self.total_steps >= 1),
+                ("num_envs", "an integer >= 1", self.num_envs >= 1),
+                ("rollout_steps", "an integer >= 1", self.rollout_steps >= 1),
+                ("epochs", "an integer >= 1", self.epochs >= 1),
+                ("minibatch", "an integer >= 1", self.minibatch >= 1),
+                ("lr", "> 0", self.lr > 0),
+                ("gamma", "in [0, 1]", 0 <= self.gamma <= 1),
+                ("gae_lambda", "in [0, 1]", 0 <= self.gae_lambda <= 1),
+                ("clip", "> 0", self.clip > 0),
+                ("ent_coef", ">= 0", self.ent_coef >= 0),
+                ("vf_coef", ">= 0", self.vf_coef >= 0),
+                ("max_grad_norm", "> 0", self.max_grad_norm > 0),
+                ("p_pool", "in [0, 1]", 0 <= self.p_pool <= 1),
+                ("p_scripted", "in [0, 1]", 0 <= self.p_scripted <= 1),
+                ("pool_size", "an integer >= 1", self.pool_size >= 1),
+                ("bc_games", "an integer >= 0", self.bc_games >= 0),
+                ("bc_epochs", "an integer >= 1", self.bc_epochs >= 1),
+                ("bc_lr", "> 0", self.bc_lr > 0),
+                ("eval_every", "an integer >= 1", self.eval_every >= 1),
+                ("eval_games", "an integer >= 1", self.eval_games >= 1),
+                ("threads", "an integer >= 1", self.threads >= 1),
+                ("device", "cpu or cuda[:N]", self.device.split(":")[0] in ("cpu", "cuda")),
+            ]
+            if not ok
+        ]
+        if self.p_pool + self.p_scripted > 1:
+            problems.append(
+                f"p_pool + p_scripted must be <= 1 (got {self.p_pool} + {self.p_scripted})"
+            )
+        defaults = {f.name: f.default for f in fields(self)}
+        if self.backend == "vector" and self.p_scripted > 0:
+            if (self.p_scripted, self.scripted) != (defaults["p_scripted"], defaults["scripted"]):
+                problems.append(
+                    "the vector backend has no scripted opponents (they need the AEC env's "
+                    "per-game objects): leave p_scripted and scripted at their defaults "
+                    "(--p-scripted, --scripted), or use backend aec"
+                )
+        if self.device.startswith("cuda") and not torch.cuda.is_available():
+            problems.append("device cuda: CUDA is not available here; use device cpu")
+        if problems:
+            raise ValueError("bad PPO config: " + "; ".join(problems))
 
     def env_options(self) -> dict:
         return {

@@ -489,16 +489,22 @@ def test_planes_kept_and_shifted_between_turns_equal_planes_drawn_afresh():
         e = raw_env(num_players=2, window=window)
         e.reset(seed=window)
         rng = np.random.default_rng(window)
-        while not e.game.over and not any(e.truncations.values()):
-            obs = e.observe(e.agent_selection)
-            fresh = Observer(window, 2)
-            fresh.new_turn(e.game, e.origin, e.game.board.bounds())
-            r0, c0 = e.origin
-            for (r, c), t in e.turn.placed:
-                fresh.place(r - r0, c - c0, t)
-            assert np.array_equal(split_observation(obs["observation"], window)[0], fresh.planes)
-            legal = obs["action_mask"].view(bool).nonzero()[0]
-            e.step(int(legal[rng.integers(len(legal))]))
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            while not e.game.over and not any(e.truncations.values()):
+                obs = e.observe(e.agent_selection)
+                fresh = Observer(window, 2)
+                fresh.new_turn(e.game, e.origin, e.game.board.bounds())
+                r0, c0 = e.origin
+                for (r, c), t in e.turn.placed:
+                    fresh.place(r - r0, c - c0, t)
+                planes = split_observation(obs["observation"], window)[0]
+                assert np.array_equal(planes, fresh.planes)
+                legal = obs["action_mask"].view(bool).nonzero()[0]
+                e.step(int(legal[rng.integers(len(legal))]))
+        # a window too small for every legal move ends the game with a warning that says so
+        too_small = [w for w in caught if f"window {window} is too small" in str(w.message)]
+        assert len(too_small) == int(any(e.truncations.values()))
 
 
 @pytest.mark.parametrize(

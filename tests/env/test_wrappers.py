@@ -84,3 +84,32 @@ def test_same_seed_same_episode():
     oa, _ = a.reset(seed=9)
     ob, _ = b.reset(seed=9)
     assert np.array_equal(oa, ob) and a.seat == b.seat
+
+
+@pytest.mark.parametrize("action_mode", ["tiles", "moves"])
+def test_the_made_envs_mask_is_found_the_way_sb3_contrib_finds_it(action_mode):
+    """gymnasium.make wraps the env (OrderEnforcing, PassiveEnvChecker), which forward no
+    attributes: MaskablePPO finds ``action_masks`` with ``get_wrapper_attr`` (one env) or
+    ``env_method`` (a VecEnv), the README calls ``env.unwrapped.action_masks()``, and
+    ``info["action_mask"]`` carries the same mask."""
+    gymnasium = pytest.importorskip("gymnasium")
+    utils = pytest.importorskip("sb3_contrib.common.maskable.utils")
+    from stable_baselines3.common.vec_env import DummyVecEnv
+
+    import qwirkle_env  # noqa: F401  (registers the id)
+
+    def made():
+        return gymnasium.make("qwirkle_env/Qwirkle-v0", opponent="greedy", action_mode=action_mode)
+
+    env = made()
+    _, info = env.reset(seed=3)
+    assert utils.is_masking_supported(env)
+    mask = utils.get_action_masks(env)
+    assert mask.any() and np.array_equal(mask, env.unwrapped.action_masks())
+    assert np.array_equal(mask, np.asarray(info["action_mask"]).astype(bool))
+    vec = DummyVecEnv([made, made])
+    vec.seed(3)
+    vec.reset()
+    assert utils.is_masking_supported(vec)
+    masks = utils.get_action_masks(vec)
+    assert masks.shape == (2, *mask.shape) and np.array_equal(masks[0], mask)

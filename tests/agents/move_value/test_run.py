@@ -44,6 +44,9 @@ def test_default_command_trains_and_prints_a_table(tmp_path, capsys):
     assert meta["train"]["total_games"] == 6 and net.config.hidden == 8
     out = capsys.readouterr().out
     assert "| greedy" in out and "95% CI" in out
+    said = out.splitlines()[0]  # before training: what the run does, and its time
+    assert said.startswith("TD self-play: 6 games on 1 processes, 2 learning-curve matches")
+    assert "then 2 games against each of greedy. Estimated " in said
 
 
 def test_a_run_on_3_and_4_players_is_judged_in_3_and_4_player_games(tmp_path, capsys):

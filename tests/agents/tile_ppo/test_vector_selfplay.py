@@ -181,7 +181,8 @@ def test_training_run_with_the_vector_backend(tmp_path):
 
     cli.main([*SMOKE, "--out", str(tmp_path), "--name", "vec"])
     run = tmp_path / "vec"
-    rows = [r for r in csv.DictReader(open(run / "metrics.csv")) if r["collect_s"]]
+    with open(run / "metrics.csv") as f:
+        rows = [r for r in csv.DictReader(f) if r["collect_s"]]
     assert len(rows) == 2
     for r in rows:  # at least the rollout's transitions, in the rollout's time
         assert round(float(r["collect_steps_per_s"]) * float(r["collect_s"])) >= 64
@@ -194,10 +195,13 @@ def test_training_run_with_the_vector_backend(tmp_path):
 
 
 def test_scripted_opponents_asked_for_with_the_vector_backend_is_an_error():
-    args = cli.build_parser().parse_args(["ppo", "--backend", "vector", "--p-scripted", "0.5"])
-    with pytest.raises(SystemExit, match="no scripted opponents"):
-        cli.config_from_args(args)
-    args = cli.build_parser().parse_args(["ppo", "--backend", "vector"])
-    assert cli.config_from_args(args).backend == "vector"  # the default share: self-play
+    with pytest.raises(ValueError, match="vector backend has no scripted opponents"):
+        PPOConfig(backend="vector", p_scripted=0.5)
+    with pytest.raises(ValueError, match="vector backend has no scripted opponents"):
+        PPOConfig(backend="vector", scripted="heuristic")
+    with pytest.raises(SystemExit, match="vector backend has no scripted opponents"):
+        cli.main(["ppo", "--backend", "vector", "--p-scripted", "0.5"])
+    assert PPOConfig(backend="vector").backend == "vector"  # the default share: self-play
+    assert PPOConfig(backend="vector", p_scripted=0.0, scripted="").p_scripted == 0.0
     with pytest.raises(ValueError, match="backend"):
         PPOConfig(backend="gpu")
