@@ -118,6 +118,7 @@ def bench(
     protocol's ladder of ``players``-seat games. BenchError if it cannot be loaded or
     forfeits every game; ProtocolError if the deals or the ladder are stale."""
     protocol.check_players(players)
+    _load(spec.strip(), players)  # a broken plugin is named before anything else runs
     probe = protocol.PROBE_DEALS[players] if probe_deals is None else probe_deals
     extra = protocol.BENCH_DEALS[players] if extra_deals is None else extra_deals
     frozen = protocol.deals(players)
@@ -127,7 +128,6 @@ def bench(
         raise ValueError(f"extra deals must be at least 0, got {extra}")
     refs = ladder(players, ladder_path)
     specs = [spec.strip(), *protocol.REFERENCES[players]]
-    _load(specs[0], players)
     fixed = {i + 1: refs[s]["rating"] for i, s in enumerate(specs[1:])}
     seeds = [d.seed for d in frozen]
     start = time.perf_counter()
