@@ -32,6 +32,9 @@ from qwirkle_env.view import PlayerView
 _MODULE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 SPEC_FORMS = "path/to/file.py:NAME or package.module:NAME"
+# The registry names of agents a user registered in their own process (a notebook's bench):
+# code from outside the project, refereed like a plugin.
+IN_PROCESS = "notebook-"
 
 
 class PluginError(Exception):
@@ -59,6 +62,12 @@ def is_plugin_spec(spec: object) -> bool:
     if where.lower().startswith("ckpt"):
         return False
     return where.lower().endswith(".py") or bool(_MODULE.match(where))
+
+
+def is_refereed(spec: str) -> bool:
+    """Whether an agent is the user's code (a plugin, or registered in-process), whose
+    moves the harness referees."""
+    return is_plugin_spec(spec) or spec.strip().lower().startswith(IN_PROCESS)
 
 
 def _split(spec: str) -> tuple[str, str]:

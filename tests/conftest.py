@@ -271,7 +271,7 @@ def assert_error(response, status: int, *words: str) -> str:
     return message
 
 
-BOTS = '''
+BOTS = """
 import time
 
 import numpy as np
@@ -315,7 +315,7 @@ class Greedy(GreedyAgent):
 
 class NotAnAgent:
     pass
-'''
+"""
 
 
 def bot_file(folder: Path) -> Path:

@@ -11,20 +11,24 @@ same numbers on every run.
 
 from __future__ import annotations
 
+import inspect
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
+from agents.base import Agent
 from agents.benchmark import protocol
 from agents.benchmark.ladder import ladder
 from agents.evaluation.harness import build_agent, run_tournament
 from agents.evaluation.plackett_luce import expected_first, fit_one, rankings_of
 from agents.evaluation.results import GameRecord
 from agents.evaluation.stats import wilson
-from agents.plugin import PluginError, is_plugin_spec
+from agents.plugin import IN_PROCESS, PluginError, PolicyAgent
+from agents.registry import register
 
 NEW = 0  # the agent's index in the bench's lineups; the references follow
 
@@ -105,8 +109,24 @@ def _load(spec: str, players: int) -> None:
         raise BenchError(str(err)) from None
 
 
+def in_process(agent: Callable | type[Agent]) -> str:
+    """A registry name for an agent defined in this process (a notebook's function or
+    Agent subclass), for a bench in one process: worker processes could not load it."""
+    name = IN_PROCESS + getattr(agent, "__name__", type(agent).__name__).lower()
+    if inspect.isclass(agent) and issubclass(agent, Agent):
+        register(name)(agent)
+    elif callable(agent):
+        register(name)(lambda: PolicyAgent(agent))
+    else:
+        raise BenchError(
+            f"{agent!r} is not an Agent subclass or a function policy(observation, "
+            "action_mask) -> row"
+        )
+    return name
+
+
 def bench(
-    spec: str,
+    spec: str | Callable | type[Agent],
     players: int = 2,
     processes: int = 2,
     probe_deals: int | None = None,
@@ -114,9 +134,12 @@ def bench(
     progress: bool = True,
     ladder_path: Path | None = None,
 ) -> BenchResult:
-    """Rates the agent ``spec`` (a registry spec or a plugin, ``agents.plugin``) on the
+    """Rates the agent ``spec`` (a registry spec or a plugin, ``agents.plugin``; in a
+    notebook, the function or Agent subclass itself, played in this one process) on the
     protocol's ladder of ``players``-seat games. BenchError if it cannot be loaded or
     forfeits every game; ProtocolError if the deals or the ladder are stale."""
+    if not isinstance(spec, str):
+        spec, processes = in_process(spec), 1
     protocol.check_players(players)
     _load(spec.strip(), players)  # a broken plugin is named before anything else runs
     probe = protocol.PROBE_DEALS[players] if probe_deals is None else probe_deals
@@ -138,7 +161,7 @@ def bench(
             return []
         res = run_tournament(
             specs, 0, players, processes=processes, progress=progress, deal_seeds=seeds,
-            plan=plan, move_limit=protocol.MOVE_LIMIT if is_plugin_spec(specs[0]) else None,
+            plan=plan, move_limit=protocol.MOVE_LIMIT,
         )  # fmt: skip
         protocol.check_digests(res.records, frozen)
         for rec in res.records:  # lineup numbers are the plan's: name the reference

@@ -23,7 +23,7 @@ from agents.base import Agent
 from agents.evaluation.forfeit import Forfeit, refereed_act
 from agents.evaluation.report import save_results
 from agents.evaluation.results import GameRecord, Results
-from agents.plugin import is_plugin_spec, load_plugin
+from agents.plugin import is_plugin_spec, is_refereed, load_plugin
 from agents.registry import make_agent, parse_spec
 from qwirkle_env import raw_env
 from qwirkle_env.engine.board import Board
@@ -89,7 +89,7 @@ def play_game(
     moves = [0] * n
     think = [0.0] * n
     think_cpu = [0.0] * n
-    refereed = [is_plugin_spec(spec) for spec in specs]
+    refereed = [is_refereed(spec) for spec in specs]
     forfeits = [""] * n
     turn_cpu = 0.0  # the mover's CPU seconds so far this turn
     why = "rules"

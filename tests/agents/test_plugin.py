@@ -82,8 +82,15 @@ def test_the_registry_never_loads_a_plugin(tmp_path):
 def test_a_row_must_be_an_unmasked_integer():
     mask = np.array([True, True, False])
     assert as_row(np.int64(1), mask) == 1 and as_row(np.array([0]), mask) == 0
-    for answer, kind in [(2, "illegal"), (5, "illegal"), (-1, "illegal"), ("e4", "not_a_move"),
-                         (1.0, "not_a_move"), (True, "not_a_move"), (None, "not_a_move")]:  # fmt: skip
+    for answer, kind in [
+        (2, "illegal"),
+        (5, "illegal"),
+        (-1, "illegal"),
+        ("e4", "not_a_move"),
+        (1.0, "not_a_move"),
+        (True, "not_a_move"),
+        (None, "not_a_move"),
+    ]:
         with pytest.raises(BadMove) as err:
             as_row(answer, mask)
         assert err.value.kind == kind

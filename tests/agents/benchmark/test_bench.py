@@ -67,11 +67,24 @@ def test_a_plugin_gets_the_same_rating_and_a_complete_result_every_run(tmp_path,
     spec = f"{bot_file(tmp_path)}:first_row"
     one = bench(spec, 2, **QUICK)
     two = bench(spec, 2, **{**QUICK, "processes": 2})  # the workers load the plugin
-    assert (one.rating, one.rating_low, one.rating_high) == (two.rating, two.rating_low, two.rating_high)
+    assert (one.rating, one.rating_low, one.rating_high) == (
+        two.rating,
+        two.rating_low,
+        two.rating_high,
+    )
     assert one.rating_low < one.rating < one.rating_high
     data = one.to_dict()
-    for key in ("protocol", "agent", "players", "rating", "rating_low", "rating_high",
-                "forfeits", "cpu_ms_per_move", "matches"):  # fmt: skip
+    for key in (
+        "protocol",
+        "agent",
+        "players",
+        "rating",
+        "rating_low",
+        "rating_high",
+        "forfeits",
+        "cpu_ms_per_move",
+        "matches",
+    ):
         assert key in data
     assert data["protocol"] == protocol.NAME and data["forfeits"] == {"total": 0}
     for match in data["matches"]:
@@ -108,8 +121,17 @@ def test_forfeits_are_counted_by_reason(tmp_path, monkeypatch):
 def test_three_players_play_copies_of_each_reference(tmp_path, monkeypatch):
     path = tmp_path / "ratings.json"
     monkeypatch.setitem(protocol.REFERENCES, 3, ["random", "greedy"])
-    refs = [{"spec": s, "version": ladder.reference_version(s), "rating": r, "games": 1,
-             "win_rate": 0.5, "cpu_ms_per_move": 0.1} for s, r in (("random", 500.0), ("greedy", 1000.0))]  # fmt: skip
+    refs = [
+        {
+            "spec": s,
+            "version": ladder.reference_version(s),
+            "rating": r,
+            "games": 1,
+            "win_rate": 0.5,
+            "cpu_ms_per_move": 0.1,
+        }
+        for s, r in (("random", 500.0), ("greedy", 1000.0))
+    ]
     ladder.write_ladder({3: {"deals": 1, "games": 1, "wall_s": 1, "references": refs}}, path)
     res = bench("greedy", 3, ladder_path=path, **QUICK)
     assert res.forfeits == {"total": 0}
@@ -122,13 +144,19 @@ def test_three_players_play_copies_of_each_reference(tmp_path, monkeypatch):
 
 def test_the_leaderboard_places_a_benched_agent(tmp_path, monkeypatch):
     path = small_ladder(tmp_path / "ratings.json", monkeypatch)
-    result = {"protocol": protocol.NAME, "agent": "learned", "players": 2, "rating": 1100.0,
-              "rating_low": 1050.0, "rating_high": 1150.0, "cpu_ms_per_move": 3.0,
-              "matches": [{"games": 40}]}  # fmt: skip
+    result = {
+        "protocol": protocol.NAME,
+        "agent": "learned",
+        "players": 2,
+        "rating": 1100.0,
+        "rating_low": 1050.0,
+        "rating_high": 1150.0,
+        "cpu_ms_per_move": 3.0,
+        "matches": [{"games": 40}],
+    }
     (tmp_path / "b.json").write_text(json.dumps(result))
     page = leaderboard([tmp_path / "b.json"], path)
     lines = [line for line in page.splitlines() if line.startswith("| ")]
     assert "`learned`" in lines[1] and "bench: 1100 (1050 to 1150)" in lines[1]
     assert "rollout-values" in lines[1]
     assert "`greedy`" in lines[2] and "`random`" in lines[3]
-

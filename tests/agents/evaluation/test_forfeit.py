@@ -28,7 +28,8 @@ def test_each_bad_answer_forfeits_the_game(tmp_path, name, kind, words):
 def test_thinking_past_the_limit_forfeits(tmp_path):
     spec = f"{bot_file(tmp_path)}:slow"
     out = play_game([spec, "greedy"], 3, [1, 2], move_limit=0.01)
-    assert out["forfeits"][0].startswith("too_slow:") and "the limit is 0.01 s" in out["forfeits"][0]
+    why = out["forfeits"][0]
+    assert why.startswith("too_slow:") and "the limit is 0.01 s" in why
     within = play_game([spec, "greedy"], 3, [1, 2], move_limit=1.0)
     assert within["forfeits"] == ["", ""] and within["end"] == "rules"
 
