@@ -49,6 +49,7 @@ class BenchResult:
     matches: list[dict]
     wall_s: float
     ladder: dict[str, float] = field(default_factory=dict)  # the references' ratings
+    deals: tuple[int, int] = (0, 0)  # (probe deals, deals spread after the probe)
     games: list[dict] = field(default_factory=list)
 
     def to_dict(self) -> dict:
@@ -63,6 +64,11 @@ class BenchResult:
             "cpu_ms_per_move": round(self.cpu_ms_per_move, 3),
             "matches": self.matches,
             "wall_s": round(self.wall_s, 1),
+            "probe_deals": self.deals[0],
+            "extra_deals": self.deals[1],
+            # the protocol's own settings: only then is the rating comparable with others
+            "protocol_settings": self.deals
+            == (protocol.PROBE_DEALS[self.players], protocol.BENCH_DEALS[self.players]),
             "ladder": self.ladder,
             "games": self.games,
         }
@@ -179,7 +185,7 @@ def bench(
         agent=specs[0], players=players, rating=rating, rating_low=low, rating_high=high,
         forfeits=_forfeit_counts(records), cpu_ms_per_move=_cpu_ms(records),
         matches=_matches(records, specs), wall_s=time.perf_counter() - start,
-        ladder={s: refs[s]["rating"] for s in specs[1:]},
+        ladder={s: refs[s]["rating"] for s in specs[1:]}, deals=(probe, extra),
         games=[_game(rec, specs) for rec in records],
     )  # fmt: skip
 
@@ -277,4 +283,10 @@ def rating_text(result: BenchResult) -> str:
         f"{result.cpu_ms_per_move:.2f} CPU ms per move; forfeits: {total}"
         + (f" ({why})" if why else "")
     )
+    default = (protocol.PROBE_DEALS[result.players], protocol.BENCH_DEALS[result.players])
+    if result.deals != default:
+        lines.append(
+            f"Not the protocol's settings (probe {result.deals[0]} and {result.deals[1]} more "
+            f"deals; it says {default[0]} and {default[1]}): not comparable with its results."
+        )
     return "\n".join(lines)

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from agents.benchmark import ladder, protocol
-from agents.benchmark.bench import BenchError, allocate, bench
+from agents.benchmark.bench import BenchError, allocate, bench, rating_text
 from agents.benchmark.leaderboard import leaderboard
 from agents.benchmark.paired import paired
 from agents.benchmark.report import save_bench
@@ -87,6 +87,8 @@ def test_a_plugin_gets_the_same_rating_and_a_complete_result_every_run(tmp_path,
     ):
         assert key in data
     assert data["protocol"] == protocol.NAME and data["forfeits"] == {"total": 0}
+    assert data["protocol_settings"] is False  # a quick run says it is not comparable
+    assert "not comparable" in rating_text(one)
     for match in data["matches"]:
         assert set(match) == {"opponent", "games", "win_rate", "ci_low", "ci_high", "margin"}
         assert match["ci_low"] <= match["win_rate"] <= match["ci_high"]
