@@ -162,3 +162,20 @@ def test_the_leaderboard_places_a_benched_agent(tmp_path, monkeypatch):
     assert "`learned`" in lines[1] and "bench: 1100 (1050 to 1150)" in lines[1]
     assert "rollout-values" in lines[1]
     assert "`greedy`" in lines[2] and "`random`" in lines[3]
+
+
+def test_a_notebook_passes_its_function_itself(tmp_path, monkeypatch):
+    small_ladder(tmp_path / "ratings.json", monkeypatch)
+
+    def explodes(observation, action_mask):
+        raise RuntimeError("inside the notebook")
+
+    def best_row(observation, action_mask):
+        return 0
+
+    res = bench(best_row, 2, **{**QUICK, "processes": 2})  # played in this one process
+    assert res.agent == "notebook-best_row" and res.forfeits == {"total": 0}
+    with pytest.raises(BenchError, match="notebook-explodes' forfeited all 4 games"):
+        bench(explodes, 2, **QUICK)
+    with pytest.raises(BenchError, match="is not an Agent subclass or a function"):
+        bench(42, 2, **QUICK)
