@@ -17,7 +17,7 @@ from pathlib import Path
 
 from agents.benchmark import protocol
 from agents.evaluation.harness import run_tournament
-from agents.evaluation.plackett_luce import fit, rankings_of
+from agents.evaluation.plackett_luce import fit, fit_one, rankings_of
 from agents.evaluation.results import Results
 from agents.registry import (
     SHIPPED,
@@ -52,14 +52,30 @@ def reference_version(spec: str) -> str:
     return "qwirkle-env " + __version__
 
 
-def rate(results: Results, anchor: str = protocol.ANCHOR[0]) -> list[float]:
-    """Each agent's Plackett-Luce rating in ``results``, the anchor's fixed at ``ANCHOR``."""
+def _rankings(results: Results) -> list:
     rankings = []
     for rec in results.records:
         rankings += rankings_of(list(rec.agents), rec.standing())
-    ratings = fit(rankings, len(results.names), prior=protocol.PRIOR)
+    return rankings
+
+
+def rate(results: Results, anchor: str = protocol.ANCHOR[0]) -> list[float]:
+    """Each agent's Plackett-Luce rating in ``results``, the anchor's fixed at ``ANCHOR``."""
+    ratings = fit(_rankings(results), len(results.names), prior=protocol.PRIOR)
     shift = protocol.ANCHOR[1] - ratings[results.names.index(anchor)]
     return [float(r + shift) for r in ratings]
+
+
+def intervals(results: Results, ratings: list[float]) -> list[tuple[float, float]]:
+    """Each agent's 95% interval with every other rating held at its estimate: narrower
+    than the joint uncertainty, as a bench's interval is."""
+    rankings = _rankings(results)
+    out = []
+    for i in range(len(ratings)):
+        fixed = {j: r for j, r in enumerate(ratings) if j != i}
+        _, low, high = fit_one(rankings, fixed, i, prior=protocol.PRIOR)
+        out.append((low, high))
+    return out
 
 
 def play_ladder(players: int, processes: int = 2, progress: bool = True,
@@ -75,6 +91,7 @@ def play_ladder(players: int, processes: int = 2, progress: bool = True,
     )  # fmt: skip
     protocol.check_digests(results.records, frozen)
     ratings = rate(results)
+    bounds = intervals(results, ratings)
     rows = {row["agent"]: row for row in results.summary()}
     return {
         "deals": len(frozen),
@@ -85,11 +102,13 @@ def play_ladder(players: int, processes: int = 2, progress: bool = True,
                 "spec": spec,
                 "version": reference_version(spec),
                 "rating": round(rating, 1),
+                "rating_low": round(low, 1),
+                "rating_high": round(high, 1),
                 "games": rows[spec]["games"],
                 "win_rate": round(rows[spec]["win_rate"], 4),
                 "cpu_ms_per_move": round(rows[spec]["cpu_ms_per_move"], 2),
             }
-            for spec, rating in zip(specs, ratings, strict=True)
+            for spec, rating, (low, high) in zip(specs, ratings, bounds, strict=True)
         ],
     }
 
