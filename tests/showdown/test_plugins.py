@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -40,7 +41,8 @@ def test_a_plugin_spec_is_refused_and_never_imported(client, evil):
             r = client.post("/api/games", json={"mode": mode, "agents": agents, "seed": 1})
             assert_error(r, 400, "names code to run (a plugin)")
     assert not mark.exists() and not (path.parent / "ran").exists()
-    assert not [m for m in sys.modules if m.startswith("qwirkle_plugin_")]
+    loaded = [m for m in list(sys.modules.values()) if getattr(m, "__file__", None)]
+    assert not [m for m in loaded if Path(m.__file__).resolve() == path.resolve()]
     assert len(client.app.state.store) == 0
 
 

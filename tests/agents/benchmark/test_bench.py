@@ -159,7 +159,7 @@ def test_the_leaderboard_places_a_benched_agent(tmp_path, monkeypatch):
     (tmp_path / "b.json").write_text(json.dumps(result))
     page = leaderboard([tmp_path / "b.json"], path)
     lines = [line for line in page.splitlines() if line.startswith("| ")]
-    assert "`learned`" in lines[1] and "bench: 1100 (1050 to 1150)" in lines[1]
+    assert "`learned`" in lines[1] and "bench: 1050 to 1150" in lines[1]
     assert "rollout-values" in lines[1]
     assert "`greedy`" in lines[2] and "`random`" in lines[3]
 
