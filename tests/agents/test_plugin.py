@@ -94,3 +94,24 @@ def test_a_row_must_be_an_unmasked_integer():
         with pytest.raises(BadMove) as err:
             as_row(answer, mask)
         assert err.value.kind == kind
+
+
+def test_a_policy_sees_what_the_move_mode_env_shows():
+    from qwirkle_env import raw_env
+
+    seen = []
+
+    def policy(observation, action_mask):
+        seen.append((observation, action_mask))
+        return 0
+
+    tiles = raw_env(num_players=2)
+    tiles.reset(seed=5)
+    agent = PolicyAgent(policy)
+    agent.reset(0, 2, 1)
+    agent.act(tiles.player_view(tiles.agent_selection))
+    moves = raw_env(num_players=2, action_mode="moves")
+    moves.reset(seed=5)
+    shown = moves.observe(moves.agent_selection)
+    assert np.array_equal(seen[0][0], shown["observation"])
+    assert np.array_equal(seen[0][1], shown["action_mask"].astype(bool))
