@@ -87,8 +87,11 @@ def _ladder(args: argparse.Namespace) -> None:
     from agents.benchmark.ladder import play_ladder, write_ladder
 
     seats = protocol.PLAYERS if args.players is None else (args.players,)
-    for n in seats:
-        protocol.check_players(n)
+    try:
+        for n in seats:
+            protocol.check_players(n)
+    except ValueError as err:
+        raise SystemExit(f"bench --ladder: {err}") from None
     command = "qwirkle bench --ladder" + (f" --players {args.players}" if args.players else "")
     for n in seats:
         out = Path(args.out or "runs/ladder") / f"{n}p"

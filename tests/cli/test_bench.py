@@ -42,6 +42,8 @@ def test_bad_options_are_refused(tmp_path, monkeypatch):
     small_ladder(tmp_path / "ratings.json", monkeypatch)
     with pytest.raises(SystemExit, match="2, 3, 4 players, got 5"):
         cli.main(["bench", "--agent", "greedy", "--players", "5"])
+    with pytest.raises(SystemExit, match="--ladder: .*2, 3, 4 players, got 1"):
+        cli.main(["bench", "--ladder", "--players", "1"])
     with pytest.raises(SystemExit, match="extra deals must be at least 0, got -1"):
         cli.main(["bench", "--agent", "greedy", "--deals", "-1"])
     with pytest.raises(SystemExit, match="--processes must be at least 1"):
@@ -51,3 +53,20 @@ def test_bad_options_are_refused(tmp_path, monkeypatch):
         a.write_text(json.dumps({"protocol": "qwirkle-bench-v1", "players": 2, "games": []}))
         b.write_text(json.dumps({"protocol": "qwirkle-bench-v1", "players": 3, "games": []}))
         cli.main(["bench", "--compare", str(a), str(b)])
+
+
+def test_the_ladder_command_rates_the_references_on_the_anchor(tmp_path, monkeypatch, capsys):
+    from agents.benchmark import ladder, protocol
+
+    path = small_ladder(tmp_path / "ratings.json", monkeypatch)
+    path.unlink()  # the command writes it afresh
+    out = tmp_path / "runs"
+    cli.main(["bench", "--ladder", "--players", "2", "--processes", "1", "--out", str(out)])
+    assert "2 players: 64 games" in capsys.readouterr().out
+    refs = ladder.ladder(2)
+    assert refs["greedy"]["rating"] == protocol.ANCHOR[1]
+    assert refs["random"]["rating"] < refs["random"]["rating_high"] < 1000
+    assert refs["greedy"]["version"] == ladder.reference_version("greedy")
+    data = json.loads(path.read_text())
+    assert data["players"]["2"]["made_by"] == "qwirkle bench --ladder --players 2 --processes 1"
+    assert (out / "2p" / "results.json").is_file()  # every game, for a later look
