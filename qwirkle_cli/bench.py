@@ -50,6 +50,11 @@ def add_bench_parser(sub) -> None:
     )  # fmt: skip
     b.add_argument("--to", default="docs/leaderboard.md", help="--leaderboard: the page written")
     b.add_argument("--threads", type=int, default=1, help="torch CPU threads (default 1)")
+    b.add_argument(
+        "--ray", default=None, metavar="ADDRESS",
+        help="play the games as tasks of this Ray cluster ('auto': the one `ray start` made;\n"
+        "[rllib] extra; docs/rllib_cluster.md) instead of --processes local workers",
+    )  # fmt: skip
 
 
 def cmd_bench(args: argparse.Namespace) -> None:
@@ -62,6 +67,8 @@ def cmd_bench(args: argparse.Namespace) -> None:
     torch.set_num_threads(args.threads)
     if args.processes < 1:
         raise SystemExit(f"--processes must be at least 1, got {args.processes}")
+    if args.ray is not None:
+        _join_ray(args.ray)
     if args.ladder:
         return _ladder(args)
     if args.leaderboard is not None:
@@ -70,7 +77,10 @@ def cmd_bench(args: argparse.Namespace) -> None:
         return _compare(args)
     players = 2 if args.players is None else args.players
     try:
-        result = bench(args.agent, players, processes=args.processes, extra_deals=args.deals)
+        result = bench(
+            args.agent, players, processes=args.processes, extra_deals=args.deals,
+            on_ray=args.ray is not None,
+        )  # fmt: skip
     except BenchError as err:
         print(f"bench: {err}", file=sys.stderr)
         raise SystemExit(EXIT_BAD_AGENT) from None
@@ -80,6 +90,14 @@ def cmd_bench(args: argparse.Namespace) -> None:
     paths = save_bench(result, out)
     print(rating_text(result))
     print(f"\nwrote {paths['json']}, {paths['table']} and {paths['plot']}")
+
+
+def _join_ray(address: str) -> None:
+    try:
+        import ray
+    except ImportError:
+        raise SystemExit("--ray needs Ray: pip install -e '.[rllib]'") from None
+    ray.init(address=address, include_dashboard=False)
 
 
 def _ladder(args: argparse.Namespace) -> None:
@@ -95,7 +113,7 @@ def _ladder(args: argparse.Namespace) -> None:
     command = "qwirkle bench --ladder" + (f" --players {args.players}" if args.players else "")
     for n in seats:
         out = Path(args.out or "runs/ladder") / f"{n}p"
-        entry = play_ladder(n, processes=args.processes, out_dir=out)
+        entry = play_ladder(n, processes=args.processes, out_dir=out, on_ray=args.ray is not None)
         path = write_ladder({n: entry}, command=command + f" --processes {args.processes}")
         print(f"{n} players: {entry['games']} games, {entry['wall_s']:.0f} s wall; wrote {path}")
         for ref in sorted(entry["references"], key=lambda r: -r["rating"]):

@@ -139,11 +139,13 @@ def bench(
     extra_deals: int | None = None,
     progress: bool = True,
     ladder_path: Path | None = None,
+    on_ray: bool = False,
 ) -> BenchResult:
     """Rates the agent ``spec`` (a registry spec or a plugin, ``agents.plugin``; in a
     notebook, the function or Agent subclass itself, played in this one process) on the
     protocol's ladder of ``players``-seat games. BenchError if it cannot be loaded or
-    forfeits every game; ProtocolError if the deals or the ladder are stale."""
+    forfeits every game; ProtocolError if the deals or the ladder are stale. ``on_ray``:
+    the games are tasks of the running Ray instance."""
     if not isinstance(spec, str):
         spec, processes = in_process(spec), 1
     protocol.check_players(players)
@@ -167,7 +169,7 @@ def bench(
             return []
         res = run_tournament(
             specs, 0, players, processes=processes, progress=progress, deal_seeds=seeds,
-            plan=plan, move_limit=protocol.MOVE_LIMIT,
+            plan=plan, move_limit=protocol.MOVE_LIMIT, on_ray=on_ray,
         )  # fmt: skip
         protocol.check_digests(res.records, frozen)
         for rec in res.records:  # lineup numbers are the plan's: name the reference

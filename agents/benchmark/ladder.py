@@ -79,15 +79,16 @@ def intervals(results: Results, ratings: list[float]) -> list[tuple[float, float
 
 
 def play_ladder(players: int, processes: int = 2, progress: bool = True,
-                out_dir: str | Path | None = None) -> dict:  # fmt: skip
+                out_dir: str | Path | None = None, on_ray: bool = False) -> dict:  # fmt: skip
     """Plays one seat count's round robin on the frozen deals and rates it: the ratings
-    file's entry for ``players``."""
+    file's entry for ``players``. ``on_ray``: the games are tasks of the running Ray
+    instance (``agents.evaluation.ray_games``), the same games as on one machine."""
     frozen = protocol.deals(players)
     specs = protocol.REFERENCES[players]
     start = time.perf_counter()
     results = run_tournament(
         specs, len(frozen) * players, players, seed=0, processes=processes,
-        out_dir=out_dir, progress=progress, deal_seeds=[d.seed for d in frozen],
+        out_dir=out_dir, progress=progress, deal_seeds=[d.seed for d in frozen], on_ray=on_ray,
     )  # fmt: skip
     protocol.check_digests(results.records, frozen)
     ratings = rate(results)

@@ -191,6 +191,7 @@ def run_tournament(
     deal_seeds: list[int] | None = None,
     plan: list[tuple[list[int], list[int]]] | None = None,
     move_limit: float | None = None,
+    on_ray: bool = False,
 ) -> Results:
     """Duplicate-deal matches between the agents; returns (and optionally saves) Results.
 
@@ -201,6 +202,8 @@ def run_tournament(
     when given (a benchmark's frozen deals), else drawn from ``seed``. ``plan`` replaces
     the round robin: (lineup of agent indices, the deals it plays) pairs, ``games`` then
     unused. ``move_limit``: a plugin's CPU seconds a turn (``agents.evaluation.forfeit``).
+    ``on_ray``: the games are tasks of the running Ray instance (``ray_games``), not of
+    ``processes`` local workers; the results are the same.
     """
     specs = [s.strip() for s in agent_specs]
     for spec in specs:
@@ -241,7 +244,13 @@ def run_tournament(
     results = Results(_names(specs), num_players, seed, lineups)
     start = time.perf_counter()
     bar = tqdm(total=len(tasks), desc="games", disable=not progress, smoothing=0.05)
-    if processes <= 1:
+    if on_ray:
+        from agents.evaluation.ray_games import ray_map
+
+        for record in ray_map(_run_task, tasks):
+            results.records.append(record)
+            bar.update()
+    elif processes <= 1:
         for task in tasks:
             results.records.append(_run_task(task))
             bar.update()

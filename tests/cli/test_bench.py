@@ -70,3 +70,11 @@ def test_the_ladder_command_rates_the_references_on_the_anchor(tmp_path, monkeyp
     data = json.loads(path.read_text())
     assert data["players"]["2"]["made_by"] == "qwirkle bench --ladder --players 2 --processes 1"
     assert (out / "2p" / "results.json").is_file()  # every game, for a later look
+
+
+def test_ray_without_ray_is_a_clear_error(monkeypatch):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "ray", None)  # as in a Python without Ray
+    with pytest.raises(SystemExit, match=r"--ray needs Ray: pip install -e '.\[rllib\]'"):
+        cli.main(["bench", "--agent", "greedy", "--ray", "auto"])
