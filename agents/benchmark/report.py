@@ -35,18 +35,23 @@ def plot_ladder(ladder: dict[str, float], result: BenchResult | None, path: Path
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    rows = sorted(ladder.items(), key=lambda kv: kv[1])
-    names = [name for name, _ in rows]
-    values = [value for _, value in rows]
-    fig, ax = plt.subplots(figsize=(7, 0.45 * (len(rows) + 2) + 1))
-    ax.scatter(values, range(len(rows)), color="tab:blue", zorder=3, label="reference")
-    ax.set_yticks(range(len(rows)), names)
+    rows = [(name, value, False) for name, value in ladder.items()]
     if result is not None:
-        y = len(rows)
-        err = [[result.rating - result.rating_low], [result.rating_high - result.rating]]
-        ax.errorbar([result.rating], [y], xerr=err, fmt="o", color="tab:orange", capsize=4,
-                    zorder=4, label=f"{result.agent} (95% interval)")  # fmt: skip
-        ax.set_yticks(range(len(rows) + 1), [*names, result.agent])
+        rows.append((result.agent, result.rating, True))
+    rows.sort(key=lambda row: row[1])  # the agent sits at its place on the ladder
+    fig, ax = plt.subplots(figsize=(7, 0.45 * (len(rows) + 1) + 1))
+    refs = [(y, value) for y, (_, value, new) in enumerate(rows) if not new]
+    ax.scatter([v for _, v in refs], [y for y, _ in refs], color="tab:blue", zorder=3,
+               label="reference")  # fmt: skip
+    for y, (name, value, new) in enumerate(rows):
+        if new and result is not None:
+            err = [[value - result.rating_low], [result.rating_high - value]]
+            ax.errorbar([value], [y], xerr=err, fmt="o", color="tab:orange", capsize=4,
+                        zorder=4, label=f"{name} (95% interval)")  # fmt: skip
+    ax.set_yticks(range(len(rows)), [name for name, _, _ in rows])
+    for label, (_, _, new) in zip(ax.get_yticklabels(), rows, strict=True):
+        if new:
+            label.set_color("tab:orange")
     ax.axvline(protocol.ANCHOR[1], color="grey", lw=0.8, ls="--")
     ax.set_xlabel(f"rating (Elo scale, {protocol.ANCHOR[0]} = {protocol.ANCHOR[1]:.0f})")
     ax.set_title(f"{protocol.NAME}, {result.players if result else ''} players".strip())
