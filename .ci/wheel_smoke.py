@@ -75,4 +75,10 @@ try:
 finally:
     server.terminate()
     server.wait(timeout=30)
+# The benchmark's frozen deals and ladder travel as package data, and are current.
+from agents.benchmark import ladder, protocol  # noqa: E402
+
+for n in protocol.PLAYERS:
+    assert len(protocol.deals(n)) == protocol.DEALS[n] and ladder.ladder(n)
+print("benchmark: deals and ladder of", protocol.NAME, "found and current")
 print("wheel smoke test: ok")

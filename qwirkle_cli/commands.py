@@ -21,7 +21,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from qwirkle_cli import from_search, matches, training
+from qwirkle_cli import bench, from_search, matches, training
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -34,6 +34,7 @@ def build_parser() -> argparse.ArgumentParser:
     training.add_parsers(sub)
     matches.add_parsers(sub)
     from_search.add_parsers(sub)
+    bench.add_parsers(sub)
     return parser
 
 

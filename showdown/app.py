@@ -29,7 +29,16 @@ from starlette.staticfiles import StaticFiles
 from agents.registry import AGENTS, agent_names, parse_spec, shipped_names
 
 from . import replay
-from .guard import LOOPBACK, Guard, host_name, is_loopback, parse_json_async, read_json, shown
+from .guard import (
+    LOOPBACK,
+    Guard,
+    host_name,
+    is_loopback,
+    parse_json_async,
+    read_json,
+    refuse_code,
+    shown,
+)
 from .tables import HUMAN, Refused, Table, move_text
 
 STATIC = Path(__file__).with_name("static")
@@ -138,6 +147,7 @@ def create_app(
                 f"got {shown(spec)}"
             )
         spec = spec.strip()
+        refuse_code(spec)
         if spec.lower().startswith("ckpt:"):
             if replay.ckpt_key(spec) not in allowed_ckpts:
                 raise Refused(

@@ -18,6 +18,8 @@ from typing import Any
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 
+from agents.plugin import is_plugin_spec
+
 from .tables import Refused
 
 # A body, checked as it is read: a record needs ~50 KiB, a harness file ~350 bytes a game.
@@ -42,6 +44,16 @@ def shown(value: Any) -> str:
 _REPR = reprlib.Repr()
 _REPR.maxstring = _REPR.maxother = 80
 _REPR.maxlevel = 2
+
+
+def refuse_code(spec: str) -> None:
+    """Refused if an agent spec names code (``file.py:NAME``, ``module:NAME``): the bench
+    runs a user's own code on their machine; the page would run a stranger's."""
+    if is_plugin_spec(spec):
+        raise Refused(
+            f"{shown(spec)} names code to run (a plugin): the page plays only the registry's "
+            "agents and the checkpoints the server offers"
+        )
 
 
 def is_loopback(host: str) -> bool:

@@ -270,3 +270,77 @@ def assert_error(response, status: int, *words: str) -> str:
     for word in words:
         assert word in message, message
     return message
+
+
+BOTS = """
+import time
+
+import numpy as np
+
+from agents.base import Agent
+from agents.scripted.baselines import GreedyAgent
+
+
+def first_row(observation, action_mask):  # the table's first row: its best-scoring move
+    return 0
+
+
+def raises(observation, action_mask):
+    raise RuntimeError("boom")
+
+
+def masked(observation, action_mask):
+    return int(np.flatnonzero(~action_mask)[0])
+
+
+def not_a_move(observation, action_mask):
+    return "e4"
+
+
+def slow(observation, action_mask):
+    end = time.process_time() + 0.05
+    while time.process_time() < end:
+        pass
+    return 0
+
+
+def sometimes_raises(observation, action_mask):
+    if observation[0] > 0.3:  # the hand's first tile type held twice or more
+        raise ValueError("not today")
+    return 0
+
+
+class Greedy(GreedyAgent):
+    pass
+
+
+class NotAnAgent:
+    pass
+"""
+
+
+def bot_file(folder: Path) -> Path:
+    """A plugin file with good and bad policies (BOTS), written into ``folder``."""
+    path = folder / "bots.py"
+    path.write_text(BOTS)
+    return path
+
+
+def small_ladder(path: Path, monkeypatch) -> Path:
+    """A two-reference ladder (random 600, greedy 1000) written to ``path`` and made the
+    protocol's 2-player references and ratings file for the test."""
+    from agents.benchmark import ladder, protocol
+
+    monkeypatch.setitem(protocol.REFERENCES, 2, ["random", "greedy"])
+    refs = [
+        {"spec": s, "version": ladder.reference_version(s), "rating": r, "games": 8,
+         "win_rate": 0.5, "cpu_ms_per_move": 0.1}
+        for s, r in (("random", 600.0), ("greedy", 1000.0))
+    ]  # fmt: skip
+    entry = {"deals": 4, "games": 8, "wall_s": 1.0, "references": refs}
+    ladder.write_ladder({2: entry}, path, command="test")
+    real = protocol.data_file
+    monkeypatch.setattr(
+        protocol, "data_file", lambda kind: path if kind == "ratings" else real(kind)
+    )
+    return path

@@ -173,6 +173,7 @@ TESTED = {
     "agents/tile_ppo": "agents/tile_ppo",
     "agents/move_policy": "agents/move_policy",
     "agents/evaluation": "agents/evaluation",
+    "agents/benchmark": "agents/benchmark",
     "showdown": "showdown",
     "cli": "qwirkle_cli",
     "examples": "examples",

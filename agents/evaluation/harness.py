@@ -20,8 +20,10 @@ from pathlib import Path
 from tqdm import tqdm
 
 from agents.base import Agent
+from agents.evaluation.forfeit import Forfeit, refereed_act
 from agents.evaluation.report import save_results
 from agents.evaluation.results import GameRecord, Results
+from agents.plugin import is_plugin_spec, is_refereed, load_plugin
 from agents.registry import make_agent, parse_spec
 from qwirkle_env import raw_env
 from qwirkle_env.engine.board import Board
@@ -51,10 +53,16 @@ def deal_digest(env: raw_env) -> str:
 _AGENTS: dict[tuple[str, int], Agent] = {}  # per worker: built once, reset every game
 
 
+def build_agent(spec: str) -> Agent:
+    """An agent from any spec the harness takes: the registry's, or a plugin's code
+    (``agents.plugin``), which each worker process loads itself."""
+    return load_plugin(spec) if is_plugin_spec(spec) else make_agent(spec)
+
+
 def _agent(spec: str, seat: int) -> Agent:
     key = (spec, seat)
     if key not in _AGENTS:
-        _AGENTS[key] = make_agent(spec)
+        _AGENTS[key] = build_agent(spec)
     return _AGENTS[key]
 
 
@@ -64,8 +72,12 @@ def play_game(
     agent_seeds: list[int],
     window: int | None = None,
     max_turns: int = MAX_TURNS,
+    move_limit: float | None = None,
 ) -> dict:
-    """Plays one game, ``specs[seat]`` at each seat; returns the per-seat results."""
+    """Plays one game, ``specs[seat]`` at each seat; returns the per-seat results.
+
+    A plugin's moves are refereed (``agents.evaluation.forfeit``, ``move_limit`` CPU seconds
+    a turn): what it does wrong forfeits the game, which it then loses to every other seat."""
     n = len(specs)
     env = raw_env(num_players=n) if window is None else raw_env(num_players=n, window=window)
     env.reset(seed=env_seed)
@@ -77,6 +89,9 @@ def play_game(
     moves = [0] * n
     think = [0.0] * n
     think_cpu = [0.0] * n
+    refereed = [is_refereed(spec) for spec in specs]
+    forfeits = [""] * n
+    turn_cpu = 0.0  # the mover's CPU seconds so far this turn
     why = "rules"
     while not env.game.over:
         if any(env.truncations.values()):  # a window too small for every legal move
@@ -88,32 +103,49 @@ def play_game(
         if getattr(agents[seat], "sees_everything", False):  # the oracle, an instrument
             agents[seat].peek(env.game)
         start, cpu = time.perf_counter(), time.process_time()
-        action = agents[seat].act(view)
+        if refereed[seat]:
+            try:
+                action = refereed_act(agents[seat], view, turn_cpu, move_limit)
+            except Forfeit as err:
+                forfeits[seat] = str(err)
+                why = "forfeit"
+                break
+        else:
+            action = agents[seat].act(view)
         think[seat] += time.perf_counter() - start
         think_cpu[seat] += time.process_time() - cpu
+        turn_cpu += time.process_time() - cpu
         env.step(action)
         if action == end:
+            turn_cpu = 0.0
             moves[seat] += 1
             if sum(moves) >= max_turns:
                 why = "turn_cap"
                 break
     game = env.game
+    if any(forfeits):
+        standing = [seat for seat in range(n) if not forfeits[seat]]
+        best = max(game.scores[seat] for seat in standing)
+        winners = [seat for seat in standing if game.scores[seat] == best]
+    else:
+        winners = game.winners()
     return {
         "deal_digest": digest,
         "scores": list(game.scores),
-        "winners": game.winners(),
+        "winners": winners,
         "qwirkles": count_qwirkles(game.history, n),
         "moves": moves,
         "think": think,
         "think_cpu": think_cpu,
         "end": why,
         "fallbacks": [getattr(agent, "fallbacks", 0) for agent in agents],
+        "forfeits": forfeits,
     }
 
 
 def _run_task(task: tuple) -> GameRecord:
-    lineup_index, deal, rotation, env_seed, seats, specs, agent_seeds = task
-    out = play_game([specs[i] for i in seats], env_seed, agent_seeds)
+    lineup_index, deal, rotation, env_seed, seats, specs, agent_seeds, move_limit = task
+    out = play_game([specs[i] for i in seats], env_seed, agent_seeds, move_limit=move_limit)
     return GameRecord(lineup_index, deal, rotation, env_seed, agents=list(seats), **out)
 
 
@@ -156,40 +188,69 @@ def run_tournament(
     processes: int = 2,
     out_dir: str | Path | None = None,
     progress: bool = True,
+    deal_seeds: list[int] | None = None,
+    plan: list[tuple[list[int], list[int]]] | None = None,
+    move_limit: float | None = None,
+    on_ray: bool = False,
 ) -> Results:
     """Duplicate-deal matches between the agents; returns (and optionally saves) Results.
 
     With as many agents as seats this is one match of ``games`` games; with more, every
     combination of ``num_players`` agents plays ``games`` games (a round robin). Games come
     in whole deals: ``games`` is rounded up to a multiple of ``num_players`` rotations.
-    Deal d uses the same env seed in every rotation and every lineup.
+    Deal d uses the same env seed in every rotation and every lineup: ``deal_seeds[d]``
+    when given (a benchmark's frozen deals), else drawn from ``seed``. ``plan`` replaces
+    the round robin: (lineup of agent indices, the deals it plays) pairs, ``games`` then
+    unused. ``move_limit``: a plugin's CPU seconds a turn (``agents.evaluation.forfeit``).
+    ``on_ray``: the games are tasks of the running Ray instance (``ray_games``), not of
+    ``processes`` local workers; the results are the same.
     """
     specs = [s.strip() for s in agent_specs]
     for spec in specs:
-        if not spec.lower().startswith("ckpt:"):
+        if not spec.lower().startswith("ckpt:") and not is_plugin_spec(spec):
             parse_spec(spec)  # fail here, not in a worker
     if not 2 <= num_players <= 4:
         raise ValueError(f"num_players must be 2, 3 or 4, got {num_players}")
-    if games < 1:
-        raise ValueError(f"games must be at least 1, got {games}")
-    lineups = _lineups(len(specs), num_players)
+    if plan is None:
+        if games < 1:
+            raise ValueError(f"games must be at least 1, got {games}")
+        lineups = _lineups(len(specs), num_players)
+        deals = math.ceil(games / num_players)
+        plan = [(lineup, list(range(deals))) for lineup in lineups]
+    else:
+        lineups = [list(lineup) for lineup, _ in plan]
+        for lineup in lineups:
+            if len(lineup) != num_players or not all(0 <= i < len(specs) for i in lineup):
+                raise ValueError(
+                    f"a planned lineup seats {num_players} of agents 0..{len(specs) - 1}, "
+                    f"got {lineup}"
+                )
     for spec in dict.fromkeys(specs):
         # unknown names, bad options and networks for other seat counts fail before any game
-        make_agent(spec).check_players(num_players)
-    deals = math.ceil(games / num_players)
-    seeder = random.Random(seed)
-    deal_seeds = [seeder.randrange(2**31) for _ in range(deals)]
+        build_agent(spec).check_players(num_players)
+    needed = 1 + max((d for _, ds in plan for d in ds), default=-1)
+    if deal_seeds is None:
+        seeder = random.Random(seed)
+        deal_seeds = [seeder.randrange(2**31) for _ in range(needed)]
+    elif needed > len(deal_seeds):
+        raise ValueError(f"the plan plays deal {needed - 1}; only {len(deal_seeds)} deals given")
     tasks = []
-    for li, lineup in enumerate(lineups):
-        for d, env_seed in enumerate(deal_seeds):
+    for li, (lineup, deals_played) in enumerate(plan):
+        for d in deals_played:
             for rot in range(num_players):
                 seats = [lineup[(s - rot) % num_players] for s in range(num_players)]
                 seeds = agent_seeds(seed, li, d, rot, num_players)
-                tasks.append((li, d, rot, env_seed, seats, specs, seeds))
+                tasks.append((li, d, rot, deal_seeds[d], seats, specs, seeds, move_limit))
     results = Results(_names(specs), num_players, seed, lineups)
     start = time.perf_counter()
     bar = tqdm(total=len(tasks), desc="games", disable=not progress, smoothing=0.05)
-    if processes <= 1:
+    if on_ray:
+        from agents.evaluation.ray_games import ray_map
+
+        for record in ray_map(_run_task, tasks):
+            results.records.append(record)
+            bar.update()
+    elif processes <= 1:
         for task in tasks:
             results.records.append(_run_task(task))
             bar.update()

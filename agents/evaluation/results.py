@@ -50,6 +50,14 @@ class GameRecord:
     end: str = "rules"  # or why it stopped early: "turn_cap", "truncated" (env)
     fallbacks: list[int] = field(default_factory=list)  # sub-steps taken off a stale plan
     think_cpu: list[float] = field(default_factory=list)  # CPU seconds spent in act()
+    forfeits: list[str] = field(default_factory=list)  # "" or why a plugin lost the game
+
+    def standing(self) -> list[float]:
+        """Each seat's score for ranking: a seat that forfeited ranks below every other."""
+        lost = self.forfeits or [""] * len(self.scores)
+        return [
+            float("-inf") if why else float(s) for s, why in zip(self.scores, lost, strict=True)
+        ]
 
 
 @dataclass
@@ -87,7 +95,7 @@ def win_matrix(results: Results) -> np.ndarray:
     k = len(results.names)
     wins = np.zeros((k, k))
     for rec in results.records:
-        for a, b, s in pairwise_outcomes(rec.scores):
+        for a, b, s in pairwise_outcomes(rec.standing()):
             i, j = rec.agents[a], rec.agents[b]
             wins[i, j] += s
             wins[j, i] += 1.0 - s
@@ -105,6 +113,7 @@ def summarise(results: Results) -> list[dict]:
     moves = np.zeros(k)
     think = np.zeros(k)
     cpu = np.zeros(k)
+    forfeits = np.zeros(k)
     for rec in results.records:
         n = len(rec.scores)
         for seat, i in enumerate(rec.agents):
@@ -118,6 +127,7 @@ def summarise(results: Results) -> list[dict]:
             moves[i] += rec.moves[seat]
             think[i] += rec.think[seat]
             cpu[i] += rec.think_cpu[seat] if rec.think_cpu else 0.0
+            forfeits[i] += bool(rec.forfeits and rec.forfeits[seat])
     matrix = win_matrix(results)
     ratings = bradley_terry(matrix, prior=1.0) if results.records else np.zeros(k)
     rows = []
@@ -138,6 +148,7 @@ def summarise(results: Results) -> list[dict]:
                 "ms_per_move": float(1000 * think[i] / max(moves[i], 1)),
                 "cpu_ms_per_move": float(1000 * cpu[i] / max(moves[i], 1)),
                 "rating": float(ratings[i]),
+                "forfeits": int(forfeits[i]),
             }
         )
     return rows

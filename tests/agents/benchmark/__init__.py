@@ -1,0 +1,1 @@
+"""agents/benchmark: the protocol, the ladder, the bench and its reports."""
