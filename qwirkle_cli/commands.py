@@ -37,6 +37,7 @@ from agents.move_value.rollout_values import RolloutConfig
 from agents.move_value.td import TDConfig
 from agents.tile_ppo.network import NetConfig
 from agents.tile_ppo.ppo import BACKENDS, PPOConfig
+from qwirkle_cli import analyse
 
 
 def field_docs(config_cls: type) -> dict[str, str]:
@@ -193,6 +194,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=[],
         help="a name people use to reach the server (Host header), besides --host (repeatable)",
     )
+    analyse.add_parser(sub)
     return parser
 
 
@@ -478,6 +480,7 @@ def main(argv: list[str] | None = None) -> None:
     commands = {
         "train": cmd_train, "ppo": cmd_ppo, "evaluate": cmd_evaluate, "play": cmd_play,
         "serve": cmd_serve, "distil": cmd_distil, "rollout-values": cmd_rollout_values,
+        "analyse": analyse.cmd_analyse,
     }  # fmt: skip
     commands[args.command](args)
 

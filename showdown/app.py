@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import secrets
 import threading
+import time
 from collections import OrderedDict
 from pathlib import Path
 from typing import Any
@@ -33,21 +34,40 @@ from .guard import LOOPBACK, Guard, host_name, is_loopback, parse_json_async, re
 from .tables import HUMAN, Refused, Table, move_text
 
 STATIC = Path(__file__).with_name("static")
-MAX_SESSIONS = 64  # games and replays kept; the oldest is dropped beyond this ...
+MAX_SESSIONS = 64  # games and replays kept; the least recently used goes beyond this ...
 MAX_STORED = 96 * 2**20  # ... or beyond this many bytes in all (see Store)
 MAX_SPEC = 200  # characters in an agent spec typed in the page
+PLAYING_KEPT = 30 * 60  # seconds: a game in progress used this recently is never dropped
+VIEWED_KEPT = 60  # seconds: nor is a finished game or a replay used this recently
+
+
+class Busy(Refused):
+    """Every slot holds a game or replay that someone is using: a new one must wait."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, 503)
 
 
 class Store:
-    """Games and replays by id, bounded by count and by size: the oldest go first.
+    """Games and replays by id, bounded by count and by size: the least recently used go
+    first, but never one in use (a game in progress used in the last ``PLAYING_KEPT``
+    seconds, anything else in the last ``VIEWED_KEPT``): when only such items are left, a
+    new one is refused (503) instead.
 
-    A table counts as ``Table.SIZE`` bytes and a replay as its frames' bytes; an item
-    dropped (or the store closed) has its agents cancelled, so its thread stops.
+    Every ``get`` counts as a use. A table counts as ``Table.SIZE`` bytes and a replay as
+    its frames' bytes; an item dropped (or the store closed) has its agents cancelled, so
+    its thread stops.
     """
 
-    def __init__(self, max_items: int = MAX_SESSIONS, max_bytes: int = MAX_STORED) -> None:
+    def __init__(
+        self,
+        max_items: int = MAX_SESSIONS,
+        max_bytes: int = MAX_STORED,
+        clock=time.monotonic,
+    ) -> None:
         self.max_items, self.max_bytes = max_items, max_bytes
-        self._items: OrderedDict[str, tuple[Any, int]] = OrderedDict()
+        self.clock = clock
+        self._items: OrderedDict[str, list] = OrderedDict()  # key -> [item, size, used]
         self._running: set[Table] = set()  # tables being replayed, not yet stored
         self._lock = threading.Lock()
         self.total = 0
@@ -55,30 +75,58 @@ class Store:
     def __len__(self) -> int:
         return len(self._items)
 
+    def in_use(self, item: Any, used: float, now: float) -> bool:
+        """Whether someone may still be at ``item``: a game in progress or anything else,
+        used within its time."""
+        playing = isinstance(item, Table) and not item.over
+        return now - used < (PLAYING_KEPT if playing else VIEWED_KEPT)
+
     def add(self, item: Any, size: int) -> str:
+        """Stores ``item``; Busy (503) if room could only be made by dropping one in use."""
         key = secrets.token_hex(8)
         dropped = []
         with self._lock:
-            self._items[key] = (item, size)
-            self.total += size
-            while len(self._items) > self.max_items or (
-                self.total > self.max_bytes and len(self._items) > 1
-            ):
-                _, (old, old_size) = self._items.popitem(last=False)
-                self.total -= old_size
+            now = self.clock()
+            # least recently used first (the order of the dict is the order of last use)
+            idle = [k for k, (it, _, used) in self._items.items() if not self.in_use(it, used, now)]
+            count, total = len(self._items) + 1, self.total + size
+            while idle and (count > self.max_items or (total > self.max_bytes and count > 1)):
+                old, old_size, _ = self._items.pop(idle.pop(0))
+                count, total = count - 1, total - old_size
                 dropped.append(old)
+            self.total = total - size
+            if count > self.max_items or (total > self.max_bytes and count > 1):
+                refused = (
+                    f"the server is busy: its {len(self._items)} games and replays are all "
+                    f"in use (a game in progress is kept {PLAYING_KEPT // 60} minutes after "
+                    f"its last use, anything else {VIEWED_KEPT} s); try again in a minute"
+                )
+            else:
+                refused = None
+                self._items[key] = [item, size, now]
+                self.total = total
         for old in dropped:
             if isinstance(old, Table):
                 old.close()
+        if refused:
+            if isinstance(item, Table):
+                item.close()
+            raise Busy(refused)
         return key
 
     def get(self, key: str, kind: type) -> Any:
         with self._lock:
-            item = self._items.get(key, (None, 0))[0]
+            entry = self._items.get(key)
+            item = entry[0] if entry else None
+            if isinstance(item, kind):
+                entry[2] = self.clock()
+                self._items.move_to_end(key)
         if not isinstance(item, kind):
             what = "game" if kind is Table else "replay"
             raise Refused(
-                f"unknown {what} id {shown(key)}: it may have ended with a server restart", 404
+                f"unknown {what} id {shown(key)}: it may have ended with a server restart, or "
+                f"been dropped after {PLAYING_KEPT // 60} minutes unused",
+                404,
             )
         return item
 
@@ -90,7 +138,7 @@ class Store:
     def close(self) -> None:
         """Stops every agent (server shutdown)."""
         with self._lock:
-            tables = [t for t, _ in self._items.values() if isinstance(t, Table)]
+            tables = [e[0] for e in self._items.values() if isinstance(e[0], Table)]
             tables += list(self._running)
         for table in tables:
             table.close()
