@@ -27,9 +27,11 @@ from starlette.responses import JSONResponse, RedirectResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from agents.analysis import ANALYSERS
 from agents.registry import AGENTS, agent_names, parse_spec, shipped_names
 
 from . import replay
+from .analyses import Analysis
 from .guard import LOOPBACK, Guard, host_name, is_loopback, parse_json_async, read_json, shown
 from .tables import HUMAN, Refused, Table, move_text
 
@@ -38,7 +40,6 @@ MAX_SESSIONS = 64  # games and replays kept; the least recently used goes beyond
 MAX_STORED = 96 * 2**20  # ... or beyond this many bytes in all (see Store)
 MAX_SPEC = 200  # characters in an agent spec typed in the page
 PLAYING_KEPT = 30 * 60  # seconds: a game in progress used this recently is never dropped
-VIEWED_KEPT = 60  # seconds: nor is a finished game or a replay used this recently
 
 
 class Busy(Refused):
@@ -49,14 +50,14 @@ class Busy(Refused):
 
 
 class Store:
-    """Games and replays by id, bounded by count and by size: the least recently used go
-    first, but never one in use (a game in progress used in the last ``PLAYING_KEPT``
-    seconds, anything else in the last ``VIEWED_KEPT``): when only such items are left, a
-    new one is refused (503) instead.
+    """Games, replays and analyses by id, bounded by count and by size: the least recently
+    used go first, but never one in use: a game in progress used in the last
+    ``PLAYING_KEPT`` seconds, or an analysis still running. When only such items are left,
+    a new one is refused (503) instead.
 
-    Every ``get`` counts as a use. A table counts as ``Table.SIZE`` bytes and a replay as
-    its frames' bytes; an item dropped (or the store closed) has its agents cancelled, so
-    its thread stops.
+    Every ``get`` counts as a use. A table counts as ``Table.SIZE`` bytes, a replay or an
+    analysis as its frames' bytes; an item dropped (or the store closed) has its agents or
+    its analysis cancelled, so its thread stops.
     """
 
     def __init__(
@@ -76,10 +77,11 @@ class Store:
         return len(self._items)
 
     def in_use(self, item: Any, used: float, now: float) -> bool:
-        """Whether someone may still be at ``item``: a game in progress or anything else,
-        used within its time."""
-        playing = isinstance(item, Table) and not item.over
-        return now - used < (PLAYING_KEPT if playing else VIEWED_KEPT)
+        """Whether someone is at ``item``: a game in progress used within
+        ``PLAYING_KEPT``, or a running analysis."""
+        if isinstance(item, Analysis):
+            return item.result is None and item.error is None
+        return isinstance(item, Table) and not item.over and now - used < PLAYING_KEPT
 
     def add(self, item: Any, size: int) -> str:
         """Stores ``item``; Busy (503) if room could only be made by dropping one in use."""
@@ -97,20 +99,18 @@ class Store:
             self.total = total - size
             if count > self.max_items or (total > self.max_bytes and count > 1):
                 refused = (
-                    f"the server is busy: its {len(self._items)} games and replays are all "
-                    f"in use (a game in progress is kept {PLAYING_KEPT // 60} minutes after "
-                    f"its last use, anything else {VIEWED_KEPT} s); try again in a minute"
+                    f"the server is busy: its {len(self._items)} games are all in progress "
+                    f"(a game is kept {PLAYING_KEPT // 60} minutes after its last use) or "
+                    "being analysed; try again later"
                 )
             else:
                 refused = None
                 self._items[key] = [item, size, now]
                 self.total = total
         for old in dropped:
-            if isinstance(old, Table):
-                old.close()
+            _close(old)
         if refused:
-            if isinstance(item, Table):
-                item.close()
+            _close(item)
             raise Busy(refused)
         return key
 
@@ -122,7 +122,7 @@ class Store:
                 entry[2] = self.clock()
                 self._items.move_to_end(key)
         if not isinstance(item, kind):
-            what = "game" if kind is Table else "replay"
+            what = {Table: "game", Analysis: "analysis"}.get(kind, "replay")
             raise Refused(
                 f"unknown {what} id {shown(key)}: it may have ended with a server restart, or "
                 f"been dropped after {PLAYING_KEPT // 60} minutes unused",
@@ -136,12 +136,17 @@ class Store:
             (self._running.add if on else self._running.discard)(table)
 
     def close(self) -> None:
-        """Stops every agent (server shutdown)."""
+        """Stops every agent and analysis (server shutdown)."""
         with self._lock:
-            tables = [e[0] for e in self._items.values() if isinstance(e[0], Table)]
-            tables += list(self._running)
-        for table in tables:
-            table.close()
+            items = [e[0] for e in self._items.values()] + list(self._running)
+        for item in items:
+            _close(item)
+
+
+def _close(item: Any) -> None:
+    """Cancels a table's agents or an analysis; a replay holds nothing to stop."""
+    if isinstance(item, Table | Analysis):
+        item.close()
 
 
 def offered_agents(ckpts: list[str]) -> list[str]:
@@ -168,6 +173,13 @@ def _int_field(data: dict, key: str, default: Any = None, low: int = 0, high: in
     if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
         raise Refused(f"{key!r} must be an integer in {low}..{high}, got {shown(value)}")
     return value
+
+
+def _int_param(text: str, what: str) -> int:
+    """A whole number from a path or query; Refused says what it must be."""
+    if not (text.isdigit() and len(text) <= 6):
+        raise Refused(f"{what!r} must be a whole number of at most 6 digits, got {shown(text)}")
+    return int(text)
 
 
 def create_app(
@@ -207,7 +219,7 @@ def create_app(
         return RedirectResponse("/static/index.html")
 
     async def agents(request: Request) -> JSONResponse:
-        return JSONResponse({"agents": offered})
+        return JSONResponse({"agents": offered, "analysers": list(ANALYSERS)})
 
     async def new_game(request: Request) -> JSONResponse:
         data = await read_json(request)
@@ -298,7 +310,7 @@ def create_app(
             for seat, move, points in game.history
         ]
         size = sum(len(f) for f in frames) + 200 * len(frames)
-        key = store.add({"frames": frames}, size)
+        key = store.add({"frames": frames, "record": record, "names": names, "analyses": {}}, size)
         return JSONResponse(
             {
                 "id": key,
@@ -322,6 +334,55 @@ def create_app(
             raise Refused(f"frame {shown(request.path_params['k'])} is not in 0..{len(frames) - 1}")
         return JSONResponse({"index": k, "count": len(frames), **replay.render_frame(frames[k])})
 
+    async def hint(request: Request) -> JSONResponse:
+        """The analysing agent's best move for the person to move; the game notes it."""
+        table = store.get(request.path_params["key"], Table)
+        await _threaded(table.hint)
+        return JSONResponse(table.state())
+
+    async def new_analysis(request: Request) -> JSONResponse:
+        """Starts (or finds) the analysis of a finished game or a replay."""
+        data = await read_json(request)
+        analyser = data.get("analyser", ANALYSERS[0])
+        if not isinstance(analyser, str) or analyser not in ANALYSERS:
+            raise Refused(
+                f"'analyser' must be one of {', '.join(ANALYSERS)}, got {shown(analyser)}"
+            )
+        if isinstance(data.get("game"), str):
+            table = store.get(data["game"], Table)
+            if not table.over:
+                raise Refused("the game is not over: analyse it once it has ended", 409)
+            with table.lock:
+                record = table.env.game.record()
+            names = [s["name"] for s in table.state()["seats"]]
+            known = table.analyses
+        elif isinstance(data.get("replay"), str):
+            item = store.get(data["replay"], dict)
+            record, names, known = item["record"], item["names"], item["analyses"]
+        else:
+            raise Refused("say what to analyse: {'game': id} or {'replay': id}")
+        key = known.get(analyser)
+        if key is not None:
+            try:
+                return JSONResponse({"id": key, **store.get(key, Analysis).state()})
+            except Refused:
+                pass  # dropped since: analyse again
+        job = await _threaded(lambda: Analysis(record, analyser, names))
+        key = store.add(job, job.size)
+        job.start()
+        known[analyser] = key
+        return JSONResponse({"id": key, **job.state()})
+
+    async def analysis_state(request: Request) -> JSONResponse:
+        return JSONResponse(store.get(request.path_params["key"], Analysis).state())
+
+    async def analysis_position(request: Request) -> JSONResponse:
+        job = store.get(request.path_params["key"], Analysis)
+        k = _int_param(request.path_params["k"], "move")
+        alt = request.query_params.get("alt")
+        alt = None if alt is None else _int_param(alt, "alt")
+        return JSONResponse(await _threaded(lambda: job.position(k, alt)))
+
     async def refused(request: Request, exc: Exception) -> JSONResponse:
         return JSONResponse({"error": str(exc)}, status_code=exc.status)
 
@@ -336,7 +397,11 @@ def create_app(
         Route("/api/games/{key}/act", act, methods=["POST"]),
         Route("/api/games/{key}/advance", advance, methods=["POST"]),
         Route("/api/games/{key}/retry", retry, methods=["POST"]),
+        Route("/api/games/{key}/hint", hint, methods=["POST"]),
         Route("/api/replays", open_replay, methods=["POST"]),
+        Route("/api/analyses", new_analysis, methods=["POST"]),
+        Route("/api/analyses/{key}", analysis_state),
+        Route("/api/analyses/{key}/positions/{k}", analysis_position),
         Route("/api/replays/{key}/frames/{k}", replay_frame),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]

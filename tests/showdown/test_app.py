@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 import threading
+import time
 
 import pytest
 
@@ -16,6 +17,7 @@ pytest.importorskip("httpx2")
 
 
 from agents.evaluation.harness import run_tournament  # noqa: E402
+from agents.options import MAX_MOVE_CPU  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
 from qwirkle_cli import commands as cli  # noqa: E402
 from qwirkle_env.engine.game import Game  # noqa: E402
@@ -159,11 +161,20 @@ def test_a_slow_agent_shows_progress_and_blocks_no_one():
     assert table.state()["thinking"] is None
 
 
-def test_a_searcher_s_thinking_carries_its_budget():
+def test_a_searcher_s_thinking_carries_its_cpu_budget_and_the_cpu_spent():
     table = Table(["learned-search:budget=0.5", "greedy"], seed=2)
-    assert table._think(0)["budget"] == 0.5  # the page draws elapsed / budget as a bar
-    assert Table(["search:sims=3", "greedy"], seed=2)._think(0)["budget"] is None
+    assert table._think(0)["budget"] == 0.5  # the page draws cpu / budget as a bar
+    # a fixed number of simulations may take up to the cap, and the page says so
+    assert Table(["search:sims=3", "greedy"], seed=2)._think(0)["budget"] == MAX_MOVE_CPU
     table.close()
+    busy = Table(["search:budget=2", "greedy"], seed=2)
+    busy.run_agents()
+    time.sleep(1.0)
+    thinking = busy.state()["thinking"]
+    busy.close()
+    busy.wait(5)
+    # CPU seconds of the worker thread, not wall time: never more than the time passed
+    assert 0 < thinking["cpu"] <= thinking["elapsed"] + 0.1 and thinking["budget"] == 2
 
 
 class _ReadOnRelease:
