@@ -103,12 +103,13 @@ def analyse(
     is not reached (each position's agent seed comes from the record's seed).
     """
     budget = check_budget(budget)
+    count = len(record.get("moves") or ()) if isinstance(record, dict) else 0
+    if count > MAX_ANALYSED_MOVES:
+        raise ValueError(
+            f"the record has {count} moves; an analysis takes at most {MAX_ANALYSED_MOVES}"
+        )
     final = Game.from_record(record)  # ValueError with the engine's reason
     moves = [move_from_json(m) for m in record["moves"]]
-    if len(moves) > MAX_ANALYSED_MOVES:
-        raise ValueError(
-            f"the record has {len(moves)} moves; an analysis takes at most {MAX_ANALYSED_MOVES}"
-        )
     n = final.num_players
     agent = analyser_of(analyser)
     judge = by_seat_count(value_paths())
