@@ -372,6 +372,7 @@ function clearReplay() {
   $("#replay-controls").hidden = true;
   $("#analysis").hidden = true;
   $("#replay-name").textContent = "no game loaded";
+  $('.setup[data-view="replay"]').open = true;
   Analysis.reset();
   $("#welcome").hidden = false;
   document.body.classList.add("no-game");
