@@ -368,8 +368,8 @@ def create_app(
             except Refused:
                 pass  # dropped since: analyse again
         job = await _threaded(lambda: Analysis(record, analyser, names))
-        key = store.add(job, job.size)
-        job.start()
+        job.start()  # 503 if the server runs its most already
+        key = store.add(job, job.size)  # 503 if every slot is in use: the job is closed
         known[analyser] = key
         return JSONResponse({"id": key, **job.state()})
 
