@@ -420,6 +420,21 @@ async def _threaded(fn):
     return await run_in_threadpool(fn)
 
 
+def few_arenas(arenas: int = 2) -> bool:
+    """Caps glibc's malloc arenas: by default each thread that allocates (agent workers,
+    analyses, the thread pool) may get its own, and memory freed in one is not reused by
+    the others, so a long-running server's RSS creeps up. False where there is no glibc."""
+    import ctypes
+    import ctypes.util
+
+    name = ctypes.util.find_library("c")
+    try:
+        libc = ctypes.CDLL(name) if name else None
+        return bool(libc and libc.mallopt(-8, arenas))  # M_ARENA_MAX
+    except (OSError, AttributeError):
+        return False
+
+
 def serve(
     host: str = "127.0.0.1",
     port: int = 8000,
@@ -444,6 +459,7 @@ def serve(
             "start agents (CPU) and open files they send. There is no login."
         )
     hosts = [host, *(allow_hosts or [])]
+    few_arenas()
     app = create_app(ckpts, hosts)
 
     class Server(uvicorn.Server):
