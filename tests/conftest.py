@@ -269,3 +269,18 @@ def assert_error(response, status: int, *words: str) -> str:
     for word in words:
         assert word in message, message
     return message
+
+
+def play_record(specs: list[str], seed: int) -> dict:
+    """A whole game of these agents on the engine (each choosing from its own view); its
+    record: what the analysis tests analyse."""
+    from agents.registry import make_agent
+    from qwirkle_env.view import PlayerView
+
+    game = Game(len(specs), seed)
+    agents = [make_agent(s) for s in specs]
+    for seat, agent in enumerate(agents):
+        agent.reset(seat, len(specs), random.Random(f"{seed}:{seat}").randrange(2**31))
+    while not game.over:
+        game.apply(agents[game.current].choose(PlayerView.of(game, game.current)))
+    return game.record()

@@ -3,32 +3,18 @@ and its bounds (CPU budget, cancel, record size)."""
 
 from __future__ import annotations
 
-import random
-
 import pytest
 
 from agents.analysis import MAX_ANALYSED_MOVES, analyse, move_words, tile_words
-from agents.registry import make_agent
 from qwirkle_env.engine.game import Game
 from qwirkle_env.engine.moves import Exchange
 from qwirkle_env.engine.tiles import Tile
-from qwirkle_env.view import PlayerView
-
-
-def play(specs: list[str], seed: int) -> dict:
-    """A whole game of these agents on the engine; its record."""
-    game = Game(len(specs), seed)
-    agents = [make_agent(s) for s in specs]
-    for seat, agent in enumerate(agents):
-        agent.reset(seat, len(specs), random.Random(f"{seed}:{seat}").randrange(2**31))
-    while not game.over:
-        game.apply(agents[game.current].choose(PlayerView.of(game, game.current)))
-    return game.record()
+from tests.conftest import play_record
 
 
 @pytest.fixture(scope="module")
 def record():
-    return play(["learned", "random"], seed=7)
+    return play_record(["learned", "random"], seed=7)
 
 
 @pytest.fixture(scope="module")

@@ -8,13 +8,13 @@ import pytest
 
 from qwirkle_cli import commands as cli
 from qwirkle_env.engine.game import Game
-from tests.agents.test_analysis import play
+from tests.conftest import play_record
 
 
 @pytest.fixture(scope="module")
 def record_file(tmp_path_factory):
     path = tmp_path_factory.mktemp("games") / "game.json"
-    record = play(["greedy", "random"], seed=3)
+    record = play_record(["greedy", "random"], seed=3)
     path.write_text(json.dumps({**record, "names": ["greedy", "random"]}))
     return path
 
