@@ -49,7 +49,7 @@ def greedy_rollout(game: Game, turns: int | None, rng: random.Random) -> None:
 # What every search simulates with; the heuristic's weights or a network choose its moves.
 SEARCH_OPTIONS = {
     "budget": Option(float, 0, options.MAX_MOVE_CPU, low_open=True, unit="CPU seconds per move"),
-    "sims": Option(int, 1, 1000, none="the budget decides; at most MAX_MOVE_CPU a move"),
+    "sims": Option(int, 1, 1000, none="the budget decides"),
     "k": Option(int, 1, 50),
     "depth": Option(int, 0, 20, none="roll out to the end"),
 }
