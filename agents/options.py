@@ -13,6 +13,11 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+# The most CPU seconds one move of a searching agent may take, whatever its options: a
+# ``budget`` is at most this, and a fixed ``sims`` stops here too (the agent counts such
+# moves in ``capped``), so that no spec can make one move think longer.
+MAX_MOVE_CPU = 10.0
+
 
 @dataclass(frozen=True)
 class Option:

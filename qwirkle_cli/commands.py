@@ -21,7 +21,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from qwirkle_cli import bench, from_search, matches, training
+from qwirkle_cli import analyse, bench, from_search, matches, training
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -35,6 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
     matches.add_parsers(sub)
     from_search.add_parsers(sub)
     bench.add_parsers(sub)
+    analyse.add_parsers(sub)
     return parser
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import secrets
 import threading
+import time
 from collections import OrderedDict
 from pathlib import Path
 from typing import Any
@@ -26,9 +27,11 @@ from starlette.responses import JSONResponse, RedirectResponse
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from agents.analysis import ANALYSERS
 from agents.registry import AGENTS, agent_names, parse_spec, shipped_names
 
 from . import replay
+from .analyses import Analysis
 from .guard import (
     LOOPBACK,
     Guard,
@@ -42,21 +45,39 @@ from .guard import (
 from .tables import HUMAN, Refused, Table, move_text
 
 STATIC = Path(__file__).with_name("static")
-MAX_SESSIONS = 64  # games and replays kept; the oldest is dropped beyond this ...
+MAX_SESSIONS = 64  # games and replays kept; the least recently used goes beyond this ...
 MAX_STORED = 96 * 2**20  # ... or beyond this many bytes in all (see Store)
 MAX_SPEC = 200  # characters in an agent spec typed in the page
+PLAYING_KEPT = 30 * 60  # seconds: a game in progress used this recently is never dropped
+
+
+class Busy(Refused):
+    """Every slot holds a game or replay that someone is using: a new one must wait."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, 503)
 
 
 class Store:
-    """Games and replays by id, bounded by count and by size: the oldest go first.
+    """Games, replays and analyses by id, bounded by count and by size: the least recently
+    used go first, but never one in use: a game in progress used in the last
+    ``PLAYING_KEPT`` seconds, or an analysis still running. When only such items are left,
+    a new one is refused (503) instead.
 
-    A table counts as ``Table.SIZE`` bytes and a replay as its frames' bytes; an item
-    dropped (or the store closed) has its agents cancelled, so its thread stops.
+    Every ``get`` counts as a use. A table counts as ``Table.SIZE`` bytes, a replay or an
+    analysis as its frames' bytes; an item dropped (or the store closed) has its agents or
+    its analysis cancelled, so its thread stops.
     """
 
-    def __init__(self, max_items: int = MAX_SESSIONS, max_bytes: int = MAX_STORED) -> None:
+    def __init__(
+        self,
+        max_items: int = MAX_SESSIONS,
+        max_bytes: int = MAX_STORED,
+        clock=time.monotonic,
+    ) -> None:
         self.max_items, self.max_bytes = max_items, max_bytes
-        self._items: OrderedDict[str, tuple[Any, int]] = OrderedDict()
+        self.clock = clock
+        self._items: OrderedDict[str, list] = OrderedDict()  # key -> [item, size, used]
         self._running: set[Table] = set()  # tables being replayed, not yet stored
         self._lock = threading.Lock()
         self.total = 0
@@ -64,30 +85,57 @@ class Store:
     def __len__(self) -> int:
         return len(self._items)
 
+    def in_use(self, item: Any, used: float, now: float) -> bool:
+        """Whether someone is at ``item``: a game in progress used within
+        ``PLAYING_KEPT``, or a running analysis."""
+        if isinstance(item, Analysis):
+            return item.result is None and item.error is None
+        return isinstance(item, Table) and not item.over and now - used < PLAYING_KEPT
+
     def add(self, item: Any, size: int) -> str:
+        """Stores ``item``; Busy (503) if room could only be made by dropping one in use."""
         key = secrets.token_hex(8)
         dropped = []
         with self._lock:
-            self._items[key] = (item, size)
-            self.total += size
-            while len(self._items) > self.max_items or (
-                self.total > self.max_bytes and len(self._items) > 1
-            ):
-                _, (old, old_size) = self._items.popitem(last=False)
-                self.total -= old_size
+            now = self.clock()
+            # least recently used first (the order of the dict is the order of last use)
+            idle = [k for k, (it, _, used) in self._items.items() if not self.in_use(it, used, now)]
+            count, total = len(self._items) + 1, self.total + size
+            while idle and (count > self.max_items or (total > self.max_bytes and count > 1)):
+                old, old_size, _ = self._items.pop(idle.pop(0))
+                count, total = count - 1, total - old_size
                 dropped.append(old)
+            self.total = total - size
+            if count > self.max_items or (total > self.max_bytes and count > 1):
+                refused = (
+                    f"the server is busy: its {len(self._items)} games are all in progress "
+                    f"(a game is kept {PLAYING_KEPT // 60} minutes after its last use) or "
+                    "being analysed; try again later"
+                )
+            else:
+                refused = None
+                self._items[key] = [item, size, now]
+                self.total = total
         for old in dropped:
-            if isinstance(old, Table):
-                old.close()
+            _close(old)
+        if refused:
+            _close(item)
+            raise Busy(refused)
         return key
 
     def get(self, key: str, kind: type) -> Any:
         with self._lock:
-            item = self._items.get(key, (None, 0))[0]
+            entry = self._items.get(key)
+            item = entry[0] if entry else None
+            if isinstance(item, kind):
+                entry[2] = self.clock()
+                self._items.move_to_end(key)
         if not isinstance(item, kind):
-            what = "game" if kind is Table else "replay"
+            what = {Table: "game", Analysis: "analysis"}.get(kind, "replay")
             raise Refused(
-                f"unknown {what} id {shown(key)}: it may have ended with a server restart", 404
+                f"unknown {what} id {shown(key)}: it may have ended with a server restart, or "
+                f"been dropped after {PLAYING_KEPT // 60} minutes unused",
+                404,
             )
         return item
 
@@ -97,12 +145,17 @@ class Store:
             (self._running.add if on else self._running.discard)(table)
 
     def close(self) -> None:
-        """Stops every agent (server shutdown)."""
+        """Stops every agent and analysis (server shutdown)."""
         with self._lock:
-            tables = [t for t, _ in self._items.values() if isinstance(t, Table)]
-            tables += list(self._running)
-        for table in tables:
-            table.close()
+            items = [e[0] for e in self._items.values()] + list(self._running)
+        for item in items:
+            _close(item)
+
+
+def _close(item: Any) -> None:
+    """Cancels a table's agents or an analysis; a replay holds nothing to stop."""
+    if isinstance(item, Table | Analysis):
+        item.close()
 
 
 def offered_agents(ckpts: list[str]) -> list[str]:
@@ -129,6 +182,13 @@ def _int_field(data: dict, key: str, default: Any = None, low: int = 0, high: in
     if not isinstance(value, int) or isinstance(value, bool) or not low <= value <= high:
         raise Refused(f"{key!r} must be an integer in {low}..{high}, got {shown(value)}")
     return value
+
+
+def _int_param(text: str, what: str) -> int:
+    """A whole number from a path or query; Refused says what it must be."""
+    if not (text.isdigit() and len(text) <= 6):
+        raise Refused(f"{what!r} must be a whole number of at most 6 digits, got {shown(text)}")
+    return int(text)
 
 
 def create_app(
@@ -169,7 +229,7 @@ def create_app(
         return RedirectResponse("/static/index.html")
 
     async def agents(request: Request) -> JSONResponse:
-        return JSONResponse({"agents": offered})
+        return JSONResponse({"agents": offered, "analysers": list(ANALYSERS)})
 
     async def new_game(request: Request) -> JSONResponse:
         data = await read_json(request)
@@ -260,7 +320,7 @@ def create_app(
             for seat, move, points in game.history
         ]
         size = sum(len(f) for f in frames) + 200 * len(frames)
-        key = store.add({"frames": frames}, size)
+        key = store.add({"frames": frames, "record": record, "names": names, "analyses": {}}, size)
         return JSONResponse(
             {
                 "id": key,
@@ -284,6 +344,55 @@ def create_app(
             raise Refused(f"frame {shown(request.path_params['k'])} is not in 0..{len(frames) - 1}")
         return JSONResponse({"index": k, "count": len(frames), **replay.render_frame(frames[k])})
 
+    async def hint(request: Request) -> JSONResponse:
+        """The analysing agent's best move for the person to move; the game notes it."""
+        table = store.get(request.path_params["key"], Table)
+        await _threaded(table.hint)
+        return JSONResponse(table.state())
+
+    async def new_analysis(request: Request) -> JSONResponse:
+        """Starts (or finds) the analysis of a finished game or a replay."""
+        data = await read_json(request)
+        analyser = data.get("analyser", ANALYSERS[0])
+        if not isinstance(analyser, str) or analyser not in ANALYSERS:
+            raise Refused(
+                f"'analyser' must be one of {', '.join(ANALYSERS)}, got {shown(analyser)}"
+            )
+        if isinstance(data.get("game"), str):
+            table = store.get(data["game"], Table)
+            if not table.over:
+                raise Refused("the game is not over: analyse it once it has ended", 409)
+            with table.lock:
+                record = table.env.game.record()
+            names = [s["name"] for s in table.state()["seats"]]
+            known = table.analyses
+        elif isinstance(data.get("replay"), str):
+            item = store.get(data["replay"], dict)
+            record, names, known = item["record"], item["names"], item["analyses"]
+        else:
+            raise Refused("say what to analyse: {'game': id} or {'replay': id}")
+        key = known.get(analyser)
+        if key is not None:
+            try:
+                return JSONResponse({"id": key, **store.get(key, Analysis).state()})
+            except Refused:
+                pass  # dropped since: analyse again
+        job = await _threaded(lambda: Analysis(record, analyser, names))
+        job.start()  # 503 if the server runs its most already
+        key = store.add(job, job.size)  # 503 if every slot is in use: the job is closed
+        known[analyser] = key
+        return JSONResponse({"id": key, **job.state()})
+
+    async def analysis_state(request: Request) -> JSONResponse:
+        return JSONResponse(store.get(request.path_params["key"], Analysis).state())
+
+    async def analysis_position(request: Request) -> JSONResponse:
+        job = store.get(request.path_params["key"], Analysis)
+        k = _int_param(request.path_params["k"], "move")
+        alt = request.query_params.get("alt")
+        alt = None if alt is None else _int_param(alt, "alt")
+        return JSONResponse(await _threaded(lambda: job.position(k, alt)))
+
     async def refused(request: Request, exc: Exception) -> JSONResponse:
         return JSONResponse({"error": str(exc)}, status_code=exc.status)
 
@@ -298,7 +407,11 @@ def create_app(
         Route("/api/games/{key}/act", act, methods=["POST"]),
         Route("/api/games/{key}/advance", advance, methods=["POST"]),
         Route("/api/games/{key}/retry", retry, methods=["POST"]),
+        Route("/api/games/{key}/hint", hint, methods=["POST"]),
         Route("/api/replays", open_replay, methods=["POST"]),
+        Route("/api/analyses", new_analysis, methods=["POST"]),
+        Route("/api/analyses/{key}", analysis_state),
+        Route("/api/analyses/{key}/positions/{k}", analysis_position),
         Route("/api/replays/{key}/frames/{k}", replay_frame),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
@@ -315,6 +428,21 @@ async def _threaded(fn):
     from starlette.concurrency import run_in_threadpool
 
     return await run_in_threadpool(fn)
+
+
+def few_arenas(arenas: int = 2) -> bool:
+    """Caps glibc's malloc arenas: by default each thread that allocates (agent workers,
+    analyses, the thread pool) may get its own, and memory freed in one is not reused by
+    the others, so a long-running server's RSS creeps up. False where there is no glibc."""
+    import ctypes
+    import ctypes.util
+
+    name = ctypes.util.find_library("c")
+    try:
+        libc = ctypes.CDLL(name) if name else None
+        return bool(libc and libc.mallopt(-8, arenas))  # M_ARENA_MAX
+    except (OSError, AttributeError):
+        return False
 
 
 def serve(
@@ -341,6 +469,7 @@ def serve(
             "start agents (CPU) and open files they send. There is no login."
         )
     hosts = [host, *(allow_hosts or [])]
+    few_arenas()
     app = create_app(ckpts, hosts)
 
     class Server(uvicorn.Server):

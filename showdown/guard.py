@@ -12,6 +12,7 @@ from __future__ import annotations
 import ipaddress
 import json
 import reprlib
+import sys
 import threading
 from typing import Any
 
@@ -111,6 +112,10 @@ def parse_json(raw: bytes | str, what: str) -> Any:
         data = json.loads(raw)
     except (json.JSONDecodeError, UnicodeDecodeError) as err:
         raise Refused(f"{what}: {err}") from None
+    except ValueError:  # an integer of more digits than Python converts
+        digits = sys.get_int_max_str_digits()
+        message = f"{what}: a number has over {digits} digits; no field takes one so long"
+        raise Refused(message) from None
     except RecursionError:
         raise Refused(f"{what}: nested more than {MAX_DEPTH} deep") from None
     level, depth = [data], 0

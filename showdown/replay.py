@@ -164,13 +164,18 @@ def _frame(game: Game, last: tuple | None) -> bytes:
     return json.dumps(frame, separators=(",", ":")).encode()
 
 
-def render_frame(frame: bytes) -> dict[str, Any]:
-    """A frame as the page draws it: the table as SVG, hands as tiles."""
+def render_frame(frame: bytes, extra: Placement | None = None) -> dict[str, Any]:
+    """A frame as the page draws it: the table as SVG, hands as tiles; ``extra`` (a move
+    shown in an analysis) put on the table and ringed instead of the last move."""
     data = json.loads(frame)
     board = {(r, c): t for r, c, t in data["board"]}
+    ringed = [tuple(c) for c in data["placed"]]
+    if extra is not None:
+        board.update({cell: t.id for cell, t in extra.tiles})
+        ringed = [cell for cell, _ in extra.tiles]
     return {
         **{k: v for k, v in data.items() if k != "board"},
-        "board": board_svg(board, CELL_PX, highlight=[tuple(c) for c in data["placed"]]),
+        "board": board_svg(board, CELL_PX, highlight=ringed),
         "tiles_on_table": len(board),
         "hands": [[tile_info(t) for t in h] for h in data["hands"]],
     }

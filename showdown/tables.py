@@ -22,11 +22,12 @@ from typing import Any
 
 import numpy as np
 
+from agents.analysis import ANALYSERS, move_words, tile_words
 from agents.base import Agent, Cancelled
 from agents.registry import make_agent
 from qwirkle_env import raw_env
 from qwirkle_env.engine.moves import Exchange
-from qwirkle_env.engine.tiles import NUM_TYPES, Tile
+from qwirkle_env.engine.tiles import NUM_TYPES
 from qwirkle_env.render import board_svg, hand_svg
 from qwirkle_env.spec import MAX_TURNS
 
@@ -35,6 +36,7 @@ CELL_PX = 36
 MAX_MOVES = MAX_TURNS  # the harness's safety net too
 MAX_EXCHANGE_RUN = 100  # exchanges in a row
 REPLAY_SECONDS = 60  # a harness game played again for a replay must end within this
+HINT_AGENT = ANALYSERS[0]  # whose best move a hint shows
 
 
 class Refused(Exception):
@@ -52,13 +54,12 @@ def tile_info(t: int) -> dict[str, Any]:
 
 @functools.cache
 def _tile_info(t: int) -> dict[str, Any]:
-    return {"id": t, "name": str(Tile.from_id(t)), "svg": hand_svg([t], cell_px=CELL_PX)}
+    return {"id": t, "name": tile_words(t), "svg": hand_svg([t], cell_px=CELL_PX)}
 
 
 def move_text(move: Any) -> str:
-    if isinstance(move, Exchange):
-        return f"exchanges {len(move.tiles)} tile{'s' * (len(move.tiles) != 1)}"
-    return "places " + ", ".join(f"{t} at {cell}" for cell, t in move.tiles)
+    """A move as the log says it, the shapes named as the rules name them."""
+    return move_words(move)
 
 
 def _short_name(spec: str) -> str:
@@ -115,6 +116,10 @@ class Table:
         self._turn_start: raw_env | None = None  # snapshot for undo, taken at a person's turn
         self._turn_actions: list[int] = []
         self.version = 0  # bumped on every change, so the page redraws only when needed
+        self.hints: list[int] = []  # the moves (by number) at which a person asked for a hint
+        self._hint: dict[str, Any] | None = None  # this turn's hint
+        self._hinter: Agent | None = None
+        self.analyses: dict[str, str] = {}  # analyser -> the store's key of its analysis
 
     # --- what the page may ask ----------------------------------------------------------
     @property
@@ -170,6 +175,8 @@ class Table:
             if not placed and game.history and not isinstance(game.history[-1][1], Exchange):
                 last = [cell for cell, _ in game.history[-1][1].tiles]
             human = self.human_to_move()
+            if human and self._hint is not None and not placed:
+                last = [tuple(cell) for cell in self._hint["cells"]]  # ring the hint's cells
             out: dict[str, Any] = {
                 "version": self.version,
                 "seed": self.seed,
@@ -194,9 +201,11 @@ class Table:
                     for seat, move, points in game.history
                 ],
                 "human_turn": human,
+                "hints": list(self.hints),
             }
             if human:
                 out["turn"] = self._turn_state()
+                out["hint"] = self._hint
             if all_hands or self.over:
                 out["hands"] = [[tile_info(t) for t in h] for h in game.hands]
             else:
@@ -208,7 +217,7 @@ class Table:
             if self.over:
                 # As text: a seed is a 63-bit int, more than a JavaScript number holds.
                 names = [_short_name(s) for s in self.seats]
-                out["record"] = json.dumps({**game.record(), "names": names})
+                out["record"] = json.dumps({**game.record(), "names": names, "hints": self.hints})
             return out
 
     def _turn_state(self) -> dict[str, Any]:
@@ -236,7 +245,17 @@ class Table:
     def _thinking_now(self) -> dict[str, Any] | None:
         if self._thinking is None:
             return None
-        return {**self._thinking, "elapsed": round(time.monotonic() - self._thinking["since"], 1)}
+        thinking = dict(self._thinking)
+        clock, since = thinking.pop("clock", None), thinking.pop("cpu_since", 0.0)
+        try:
+            cpu = time.clock_gettime(clock) - since if clock is not None else 0.0
+        except OSError:  # the worker has just ended
+            cpu = 0.0
+        return {
+            **thinking,
+            "elapsed": round(time.monotonic() - thinking["since"], 1),
+            "cpu": round(cpu, 1),
+        }
 
     # --- a person's actions -------------------------------------------------------------
     def act(self, kind: str, tile: int | None = None, cell: Any = None) -> None:
@@ -266,8 +285,31 @@ class Table:
             self._turn_actions.append(action)
             self.version += 1
             if kind == "end":
-                self._turn_start, self._turn_actions = None, []
+                self._turn_start, self._turn_actions, self._hint = None, [], None
                 self.run_agents()
+
+    def hint(self) -> dict[str, Any]:
+        """The analysing agent's best move for the person to move, from the start of their
+        turn (``HINT_AGENT``); the game notes the move number in ``hints`` (and its record)."""
+        with self.lock:
+            if self.closed or self.over or not self.human_to_move() or self._thinking:
+                raise Refused("a hint is for your own turn in a game in progress", 409)
+            if all(s == HUMAN for s in self.seats):
+                raise Refused("hints are for a game against an agent", 409)
+            env = self._turn_start or self.env
+            view, game = env.player_view(), env.game
+            if self._hinter is None:
+                self._hinter = make_agent(HINT_AGENT)
+            self._hinter.reset(view.seat, game.num_players, self.seed + len(game.history))
+            move = self._hinter.choose(view)
+            points = game.clone().apply(move)
+            if len(game.history) not in self.hints:
+                self.hints.append(len(game.history))
+            cells = [] if isinstance(move, Exchange) else [list(c) for c, _ in move.tiles]
+            self._hint = {"by": HINT_AGENT, "text": move_words(move), "points": points,
+                          "cells": cells, **move.to_json()}  # fmt: skip
+            self.version += 1
+            return self._hint
 
     def _encode(self, kind: str, tile: Any, cell: Any) -> int:
         codec = self.env.codec
@@ -331,12 +373,18 @@ class Table:
             self._worker.start()
             return True
 
-    def _think(self, seat: int) -> dict[str, Any]:
-        """Who thinks since when, and for how long a searcher means to (its CPU budget per
-        move, which the page shows as progress; None for agents without one)."""
+    def _think(self, seat: int, worker: bool = False) -> dict[str, Any]:
+        """Who thinks since when, and for how long a searcher may (its CPU seconds a move:
+        the budget, or the cap with a fixed ``sims``; None for agents without one). Called
+        in the worker (``worker``), it also notes the worker thread's CPU clock, so the
+        page can show the CPU time spent against that budget."""
         agent = self.agents.get(seat)
-        budget = getattr(agent, "budget", None) if getattr(agent, "sims", None) is None else None
-        return {"seat": seat, "since": time.monotonic(), "budget": budget}
+        limit = getattr(agent, "cpu_limit", None)
+        out = {"seat": seat, "since": time.monotonic(), "budget": limit() if limit else None}
+        if worker and hasattr(time, "pthread_getcpuclockid"):
+            clock = time.pthread_getcpuclockid(threading.get_ident())
+            out.update(clock=clock, cpu_since=time.clock_gettime(clock))
+        return out
 
     def busy(self) -> bool:
         return self._worker is not None and self._worker.is_alive()
@@ -354,7 +402,7 @@ class Table:
                     if self.closed or self.over or self.seats[self.to_move] == HUMAN:
                         break
                     seat = self.to_move
-                    self._thinking = self._think(seat)
+                    self._thinking = self._think(seat, worker=True)
                     view = self.env.player_view()
                 # The agent thinks without the lock: the page can poll meanwhile.
                 agent = self.agents[seat]

@@ -344,3 +344,18 @@ def small_ladder(path: Path, monkeypatch) -> Path:
         protocol, "data_file", lambda kind: path if kind == "ratings" else real(kind)
     )
     return path
+
+
+def play_record(specs: list[str], seed: int) -> dict:
+    """A whole game of these agents on the engine (each choosing from its own view); its
+    record: what the analysis tests analyse."""
+    from agents.registry import make_agent
+    from qwirkle_env.view import PlayerView
+
+    game = Game(len(specs), seed)
+    agents = [make_agent(s) for s in specs]
+    for seat, agent in enumerate(agents):
+        agent.reset(seat, len(specs), random.Random(f"{seed}:{seat}").randrange(2**31))
+    while not game.over:
+        game.apply(agents[game.current].choose(PlayerView.of(game, game.current)))
+    return game.record()

@@ -17,7 +17,7 @@ from agents.base import PlanningAgent
 from agents.move_value.features import FEATURES, POINT_SCALE, MoveRowsAhead, candidates
 from agents.move_value.look_ahead import DEFAULT_LOOK_AHEAD, LookAhead
 from agents.move_value.network import MoveValueNet, PlayLayers, values
-from qwirkle_env.engine.moves import Move
+from qwirkle_env.engine.moves import Exchange, Move
 from qwirkle_env.rows.position import Position
 from qwirkle_env.view import PlayerView
 
@@ -117,6 +117,23 @@ class ValueAgent(PlanningAgent):
         i = select(self.layers, cands, self.temperature, self.rng, self.look_ahead)
         return cands.move(i)
 
+    def appraise(self, view: PlayerView, also: Move | None = None) -> tuple[list[Move], np.ndarray]:
+        """The moves this agent would choose among (its shortlist, looked at two moves
+        ahead) plus ``also`` if it is legal, and each one's worth in points: what an
+        analysis compares a played move with. ``also`` is valued as closely as the rest."""
+        cands = candidates(Position.of_view(view))
+        if not len(cands):
+            raise RuntimeError("no legal move in this view: is it this agent's turn?")
+        worth = move_values(self.layers, cands)
+        rows = np.argsort(-worth, kind="stable")[: self.look_ahead.shortlist]
+        extra = None if also is None else row_of(cands, also)
+        if extra is not None and extra not in rows:
+            rows = np.append(rows, extra)
+        if cands.position is not None and len(cands) > 1:
+            cands.look_ahead(rows, self.rng, self.look_ahead)
+            worth = move_values(self.layers, cands)
+        return [cands.move(int(i)) for i in rows], POINT_SCALE * worth[rows]
+
 
 def trained_seat_counts(meta: dict) -> frozenset[int] | None:
     """The seat counts a checkpoint's network was trained on (``--players``), None if it
@@ -162,6 +179,25 @@ class BySeatCount(PlanningAgent):
 
     def choose(self, view: PlayerView) -> Move:
         return self.active.choose(view)
+
+    def appraise(self, view: PlayerView, also: Move | None = None) -> tuple[list[Move], np.ndarray]:
+        """``ValueAgent.appraise`` by the network for this game's seat count."""
+        return self.network(view.num_players).appraise(view, also)
+
+
+def row_of(cands: MoveRowsAhead, move: Move) -> int | None:
+    """The row of ``cands`` that is ``move`` (None if it is not among them)."""
+    if isinstance(move, Exchange):
+        ids = sorted(t.id for t in move.tiles)
+        for j, tiles in enumerate(cands.exchanges):
+            if sorted(tiles) == ids:
+                return cands.num_placements + j
+        return None
+    items = {(cell, t.id) for cell, t in move.tiles}
+    for i, placed in enumerate(cands.placements):
+        if len(placed) == len(items) and set(placed) == items:
+            return i
+    return None
 
 
 def check_features(net: MoveValueNet, meta: dict, path: str | Path) -> None:

@@ -70,18 +70,21 @@ class LearnedSearchAgent(SearchAgent):
     def check_players(self, num_players: int) -> None:
         self.network.check_players(num_players)
 
-    def choose(self, view: PlayerView) -> Move:
+    def appraise(self, view: PlayerView, also: Move | None = None) -> tuple[list[Move], np.ndarray]:
+        """As ``SearchAgent.appraise``; once the bag of a 2-player game is empty, the
+        network's best moves (and ``also``, valued second) against every reply."""
         if not (self.endgame and view.bag_size == 0 and view.num_players == 2):
-            return super().choose(view)
+            return super().appraise(view, also)
         start = time.process_time()
         moves, _ = self.proposals(view, max(self.k, ENDGAME_K))
+        if also is not None and also not in moves:
+            moves.insert(1, also)
         if len(moves) == 1:
-            return moves[0]
+            return moves, np.full(1, np.nan)
         game = view.sample_game(self.rng)  # the only deal: the unseen tiles are their hand
-        budget = None if self.sims is not None else self.budget
         seed = self.rng.randrange(2**63)
-        worth = endgame_values(game, moves, seed, start, budget, self.check_cancelled)
-        return moves[int(np.nanargmax(worth))]  # the first of the best
+        worth = endgame_values(game, moves, seed, start, self.cpu_limit(), self.check_cancelled)
+        return moves, worth
 
     def simulation(self, view: PlayerView, moves: list[Move]) -> Callable[[], np.ndarray]:
         if not self.leaf:

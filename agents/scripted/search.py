@@ -17,6 +17,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from agents import options
 from agents.base import PlanningAgent
 from agents.options import Option, check_options
 from agents.scripted.baselines import best_row, exchange_rule
@@ -47,7 +48,7 @@ def greedy_rollout(game: Game, turns: int | None, rng: random.Random) -> None:
 
 # What every search simulates with; the heuristic's weights or a network choose its moves.
 SEARCH_OPTIONS = {
-    "budget": Option(float, 0, 10, low_open=True, unit="CPU seconds per move"),
+    "budget": Option(float, 0, options.MAX_MOVE_CPU, low_open=True, unit="CPU seconds per move"),
     "sims": Option(int, 1, 1000, none="the budget decides"),
     "k": Option(int, 1, 50),
     "depth": Option(int, 0, 20, none="roll out to the end"),
@@ -67,8 +68,9 @@ class SearchAgent(PlanningAgent):
 
     ``budget`` is CPU seconds per move (CPU, not wall, so that a busy shared machine does
     not weaken it); ``sims`` (if given) fixes the number of simulations instead, which makes
-    the agent reproducible whatever the machine's speed. ``OPTIONS`` bounds each option so
-    that one move's work is bounded; :meth:`cancel` stops a move between simulations.
+    the agent reproducible whatever the machine's speed, up to ``options.MAX_MOVE_CPU``: a
+    move that reaches the cap stops there and is counted in ``capped``. :meth:`cancel`
+    stops a move between simulations.
     """
 
     OPTIONS = {**SEARCH_OPTIONS, **WEIGHT_OPTIONS}
@@ -88,6 +90,7 @@ class SearchAgent(PlanningAgent):
         self.k = opts.pop("k")
         self.depth = opts.pop("depth")
         self.weights = Weights(**opts)
+        self.capped = 0  # moves whose fixed ``sims`` were cut short by MAX_MOVE_CPU
 
     def proposals(self, view: PlayerView) -> tuple[list[Move], np.ndarray]:
         """The candidate moves, and what each is worth before any simulation (in points,
@@ -112,17 +115,28 @@ class SearchAgent(PlanningAgent):
         return out
 
     def choose(self, view: PlayerView) -> Move:
-        start = time.process_time()  # the budget covers the whole decision
-        moves, prior = self.proposals(view)
+        moves, worth = self.appraise(view)
         if len(moves) == 1:
             return moves[0]
+        return moves[int(np.nanargmax(worth))]  # the first of the best
+
+    def appraise(self, view: PlayerView, also: Move | None = None) -> tuple[list[Move], np.ndarray]:
+        """The candidates, ``also`` added if it is not one (an analysis's played move; it
+        gets no prior), and each one's worth in points: mean margin plus prior, NaN where
+        unknown (a single move is not simulated)."""
+        start = time.process_time()  # the budget covers the whole decision
+        moves, prior = self.proposals(view)
+        if also is not None and also not in moves:
+            moves, prior = [*moves, also], np.append(prior, 0.0)
+        if len(moves) == 1:
+            return moves, np.full(1, np.nan)
         simulate = self.simulation(view, moves)
         totals = np.zeros(len(moves))
         done = 0
         while not self.enough(start, done):
             totals += simulate()
             done += 1
-        return moves[int(np.argmax(totals / done + prior))]  # the first of the best
+        return moves, totals / done + prior
 
     def simulation(self, view: PlayerView, moves: list[Move]) -> Callable[[], np.ndarray]:
         """One decision's simulation: each call values every move in a fresh deal."""
@@ -134,12 +148,19 @@ class SearchAgent(PlanningAgent):
 
     def enough(self, start: float, done: int) -> bool:
         """Whether a decision begun at CPU time ``start`` with ``done`` simulations should
-        stop: ``sims`` reached, or the next one would overrun the budget. Raises if the
-        move was cancelled."""
+        stop: ``sims`` reached, or the next one would overrun the budget (with ``sims``:
+        the cap, ``options.MAX_MOVE_CPU``). Raises if the move was cancelled."""
         self.check_cancelled()
-        if self.sims is not None:
-            return done >= self.sims
+        if self.sims is not None and done >= self.sims:
+            return True
         if not done:
             return False
         spent = time.process_time() - start
-        return spent + spent / done > self.budget
+        over = spent + spent / done > self.cpu_limit()
+        if over and self.sims is not None:
+            self.capped += 1
+        return over
+
+    def cpu_limit(self) -> float:
+        """The CPU seconds a move may take: the budget, or the cap with a fixed ``sims``."""
+        return options.MAX_MOVE_CPU if self.sims is not None else self.budget

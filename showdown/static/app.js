@@ -18,8 +18,9 @@ const ui = {
   watchPaused: false,
   watchTimer: null,
   pollTimer: null,
-  replay: null, // {id, count, index}
+  replay: null, // {id, count, index, names, log, file}
   replayContent: null,
+  replayFile: null,
 };
 
 async function api(method, url, body) {
@@ -66,6 +67,8 @@ function drawBoard(svg, count) {
   const board = $("#board");
   board.innerHTML = svg || "";
   $("#tile-count").textContent = count === undefined ? "" : `${count} tiles on the table`;
+  $("#welcome").hidden = Boolean(svg);
+  document.body.classList.toggle("no-game", !svg);
   applyZoom();
 }
 
@@ -80,9 +83,9 @@ function applyZoom() {
   board.classList.toggle("fit", ui.zoom === "fit");
   let scale = ui.zoom;
   if (ui.zoom === "fit") {
-    // The whole table in view, but a small one no larger than 1.5x its drawn size.
+    // The whole table in view, as large as the view allows (a small one up to 3x).
     const box = board.getBoundingClientRect();
-    scale = Math.min(1.5, (box.width - 4) / svg.dataset.w, (box.height - 4) / svg.dataset.h);
+    scale = Math.min(3, (box.width - 4) / svg.dataset.w, (box.height - 4) / svg.dataset.h);
   }
   svg.setAttribute("width", svg.dataset.w * scale);
   svg.setAttribute("height", svg.dataset.h * scale);
@@ -92,7 +95,7 @@ function zoomBy(factor) {
   if (ui.zoom === "fit") {
     const svg = $("#board svg");
     const box = $("#board").getBoundingClientRect();
-    ui.zoom = svg ? Math.min(1.5, box.width / svg.dataset.w, box.height / svg.dataset.h) : 1;
+    ui.zoom = svg ? Math.min(3, box.width / svg.dataset.w, box.height / svg.dataset.h) : 1;
   }
   ui.zoom = Math.max(0.2, Math.min(4, ui.zoom * factor));
   applyZoom();
@@ -149,25 +152,42 @@ function statusText(state) {
   }
   if (state.thinking) {
     const seat = state.thinking.seat;
-    const elapsed = Number(state.thinking.elapsed);
+    const cpu = Number(state.thinking.cpu);
     const budget = Number(state.thinking.budget);
-    // A searcher's budget is CPU seconds per move: the bar shows the share of it spent.
+    // A searcher's budget is CPU seconds a move: the bar is the CPU its thread has spent.
     const bar = budget > 0
-      ? ` <progress class="think" max="${budget}" value="${Math.min(elapsed, budget)}"></progress>`
+      ? `<br><progress class="think" max="${budget}" value="${Math.min(cpu, budget)}"></progress>` +
+        ` CPU ${cpu.toFixed(1)} of ${budget} s`
       : "";
-    return `<span class="spinner"></span>${seatName(state, seat)} is thinking… ${elapsed.toFixed(1)} s${bar}`;
+    return `<span class="spinner"></span>${seatName(state, seat)} is thinking…${bar}`;
   }
   if (state.error) return `Stopped: ${seatName(state, state.to_move)} failed. Retry, or start a new game.`;
   if (state.human_turn) {
     const open = state.turn.opening_size;
     return "Your turn" + (open ? `: the opening places ${esc(open)} tiles of one group` : "");
   }
+  if (ui.view === "watch" && ui.watchPaused) return `Paused: ${seatName(state, state.to_move)} is next`;
   return `${seatName(state, state.to_move)} to move`;
+}
+
+function helpText(state) {
+  // What to do next, for someone who has never played here.
+  if (!state.human_turn) return "";
+  const turn = state.turn;
+  if (turn.exchange.length) return "End the turn to exchange the tiles set aside, or set aside more.";
+  if (ui.selected !== null) {
+    const tile = turn.hand.find((t) => t.id === ui.selected);
+    if (tile && tile.placeable) return `Tap a green cell on the table to place the ${tile.name}.`;
+    return `The ${tile ? tile.name : "tile"} fits nowhere this turn: Exchange it, or pick another.`;
+  }
+  if (turn.placed) return "Place more tiles in the same line, or End turn to score.";
+  if (turn.hand.some((t) => t.placeable)) return "Pick a tile with a green border, then a green cell.";
+  return "No tile fits: pick tiles and Exchange them, then End turn.";
 }
 
 function drawGame(state) {
   ui.state[ui.view] = state;
-  drawBoard(state.board, state.tiles_on_table);
+  if (!analysisShowing()) drawBoard(state.board, state.tiles_on_table);
   drawScores(state);
   drawHands(state);
   drawLog(state);
@@ -175,10 +195,19 @@ function drawGame(state) {
   if (state.error) message(state.error, true);
   $("#stuck").hidden = !state.error || state.over;
   drawTurn(state);
+  $("#help").textContent = helpText(state);
   $("#final").hidden = !state.over || !state.record;
+  $("#analysis").hidden = !state.over || !state.record;
   window.showdownRecord = state.record || null;
+  const id = store.getItem(`showdown.${ui.view}`);
+  if (state.over && ui.overOpened !== id) {
+    // the form stays folded while a game goes on, and opens once it is over
+    $(`.setup[data-view="${ui.view}"]`).open = true;
+    ui.overOpened = id;
+  }
   document.body.dataset.phase = state.over ? "over" : state.thinking ? "thinking" :
-    state.error ? "stuck" : state.human_turn ? "human" : "waiting";
+    state.error ? "stuck" : state.human_turn ? "human" :
+      ui.view === "watch" && ui.watchPaused ? "paused" : "waiting";
   window.showdownState = state;
   drawn();
 }
@@ -191,12 +220,13 @@ function drawTurn(state) {
   if (!types.includes(ui.selected)) ui.selected = null;
   $("#hand").innerHTML = turn.hand
     .map((t) => {
-      const classes = ["tile"];
-      if (t.placeable) classes.push("placeable");
+      // The same marks every turn: green border = can be placed; faded = cannot.
+      const classes = ["tile", t.placeable ? "placeable" : "unplaceable"];
       if (t.id === ui.selected) classes.push("selected");
       const usable = t.placeable || t.exchangeable;
-      return `<button class="${classes.join(" ")}" data-tile="${Number(t.id)}" title="${esc(t.name)}"` +
-        `${usable ? "" : " disabled"}>${t.svg}</button>`;
+      const why = t.placeable ? "can be placed" : t.exchangeable ? "fits nowhere: can be exchanged" : "cannot be played now";
+      return `<button class="${classes.join(" ")}" data-tile="${Number(t.id)}" title="${esc(t.name)}: ${why}"` +
+        ` aria-label="${esc(t.name)}, ${why}"${usable ? "" : " disabled"}>${t.svg}</button>`;
     })
     .join("");
   $("#aside-tiles").innerHTML = turn.exchange.length ? tilesHtml(turn.exchange) : "";
@@ -204,6 +234,12 @@ function drawTurn(state) {
   $("#exchange").disabled = !(chosen && chosen.exchangeable);
   $("#end").disabled = !turn.can_end;
   $("#undo").disabled = !turn.can_undo;
+  $("#hint").hidden = state.seats.every((s) => s.human);
+  const hint = state.hint;
+  $("#hint-text").textContent = hint
+    ? `Hint (${hint.by}): ${hint.text}${hint.place ? `, ${hint.points} points` : ""}. ` +
+      (hint.cells.length ? "Its cells are ringed on the table." : "")
+    : "";
 }
 
 // --- play ------------------------------------------------------------------------------
@@ -224,6 +260,8 @@ async function newPlay() {
   if (seed !== null) body.seed = seed;
   const state = await api("POST", "/api/games", body);
   store.setItem("showdown.play", state.id);
+  $('.setup[data-view="play"]').open = false;
+  Analysis.reset();
   afterPlay(state);
 }
 
@@ -262,6 +300,13 @@ async function playAction(body) {
   afterPlay(state);
 }
 
+async function askHint() {
+  const id = store.getItem("showdown.play");
+  if (!id) return;
+  ui.selected = null;
+  afterPlay(await api("POST", `/api/games/${id}/hint`, {}));
+}
+
 // --- watch -----------------------------------------------------------------------------
 async function newWatch() {
   message("");
@@ -270,21 +315,30 @@ async function newWatch() {
   if (seed !== null) body.seed = seed;
   const state = await api("POST", "/api/games", body);
   store.setItem("showdown.watch", state.id);
+  $('.setup[data-view="watch"]').open = false;
   ui.watchPaused = false;
+  Analysis.reset();
   drawWatch(state);
+}
+
+function watchDelay() {
+  // The slider is a speed: right is faster. 10 steps from 2 s between moves to none.
+  return (10 - Number($("#watch-speed").value)) * 200;
 }
 
 function drawWatch(state) {
   if (ui.view !== "watch") return;
   drawGame(state);
+  $("#watch-controls").hidden = false;
   $("#watch-pause").textContent = ui.watchPaused ? "Play" : "Pause";
+  $("#watch-pause").disabled = state.over;
   $("#watch-step").disabled = !ui.watchPaused || state.over;
   clearTimeout(ui.watchTimer);
   if (state.over || state.error) return;
   if (state.thinking) {
     ui.watchTimer = setTimeout(() => attempt(refreshWatch), 200);
   } else if (!ui.watchPaused) {
-    ui.watchTimer = setTimeout(() => attempt(stepWatch), Number($("#watch-speed").value));
+    ui.watchTimer = setTimeout(() => attempt(stepWatch), watchDelay());
   }
 }
 
@@ -308,22 +362,49 @@ async function stepWatch() {
 }
 
 // --- replay ----------------------------------------------------------------------------
-async function openReplay(content, game, names) {
+function clearReplay() {
+  // A failed load leaves nothing of the previous game on screen.
+  ui.replay = null;
+  store.removeItem("showdown.replay");
+  for (const id of ["#board", "#scores", "#hands", "#log", "#status", "#tile-count"]) {
+    $(id).replaceChildren();
+  }
+  $("#replay-controls").hidden = true;
+  $("#analysis").hidden = true;
+  $("#replay-name").textContent = "no game loaded";
+  $('.setup[data-view="replay"]').open = true;
+  Analysis.reset();
+  $("#welcome").hidden = false;
+  document.body.classList.add("no-game");
+}
+
+async function openReplay(content, game, names, label) {
   message("");
   const body = { content };
   if (game !== undefined) body.game = game;
   if (names) body.names = names;
-  const answer = await api("POST", "/api/replays", body);
+  let answer;
+  try {
+    answer = await api("POST", "/api/replays", body);
+  } catch (err) {
+    clearReplay();
+    throw err;
+  }
   if (answer.choose) {
     ui.replayContent = content;
     const select = $("#replay-choose");
     select.replaceChildren(new Option("choose a game…", ""),
       ...answer.choose.map((g) => new Option(g.label, String(g.index))));
     select.hidden = false;
+    clearReplay();
+    $("#replay-name").textContent = `${label}: choose a game`;
     message("This is a harness results file: choose one of its games.");
     return;
   }
-  ui.replay = { id: answer.id, count: answer.count, index: 0, names: answer.names, log: answer.log };
+  Analysis.reset();
+  const name = game === undefined ? label : `${label}, game ${game}`;
+  ui.replay = { id: answer.id, count: answer.count, index: 0, names: answer.names, log: answer.log,
+    name };
   store.setItem("showdown.replay", JSON.stringify(ui.replay));
   $("#replay-slider").max = answer.count - 1;
   if (answer.warning) message(answer.warning, true);
@@ -344,6 +425,8 @@ async function showFrame(k) {
     const best = Math.max(...frame.scores);
     state.winners = frame.scores.map((s, i) => (s === best ? i : -1)).filter((i) => i >= 0);
   }
+  ui.state.replay = state;
+  Analysis.leave();
   drawBoard(frame.board, frame.tiles_on_table);
   drawScores(state);
   $("#hands").innerHTML = frame.hands
@@ -352,12 +435,17 @@ async function showFrame(k) {
   $("#status").textContent = move
     ? `Move ${k} of ${r.count - 1}: ${seatText(state, move.seat)} ${move.text}, ${move.points} points`
     : `The deal (move 0 of ${r.count - 1})`;
+  $("#replay-name").textContent = r.name || "a saved game";
   $("#replay-pos").textContent = `${k} / ${r.count - 1}`;
   $("#replay-slider").value = k;
+  $("#replay-controls").hidden = false;
+  $("#analysis").hidden = false;
   drawLog({ seats, log: (r.log || []).slice(0, k) });
   $("#turn").hidden = true;
   $("#stuck").hidden = true;
   $("#final").hidden = true;
+  $("#help").textContent = "";
+  $(`.setup[data-view="replay"]`).open = false;
   document.body.dataset.phase = k === r.count - 1 ? "replay-end" : "replay";
   drawn();
 }
@@ -368,12 +456,21 @@ function showView(view) {
   store.setItem("showdown.view", view);
   $$(".tab").forEach((b) => b.classList.toggle("active", b.dataset.view === view));
   $$(".setup").forEach((s) => s.classList.toggle("active", s.dataset.view === view));
-  for (const id of ["#board", "#scores", "#hands", "#log", "#status", "#tile-count"]) {
+  $$("#welcome p").forEach((p) => { p.hidden = p.id !== `welcome-${view}`; });
+  for (const id of ["#board", "#scores", "#hands", "#log", "#status", "#tile-count", "#help"]) {
     $(id).replaceChildren();
   }
-  $("#turn").hidden = true;
-  $("#stuck").hidden = true;
-  $("#final").hidden = true;
+  for (const id of ["#turn", "#stuck", "#final", "#analysis", "#watch-controls", "#replay-controls"]) {
+    $(id).hidden = true;
+  }
+  $("#welcome").hidden = false;
+  document.body.classList.add("no-game");
+  if (view === "watch") {
+    // the speed may be set before a game starts; pause and step need one
+    $("#watch-controls").hidden = false;
+    $("#watch-pause").disabled = $("#watch-step").disabled = true;
+  }
+  Analysis.reset();
   message("");
   clearTimeout(ui.pollTimer);
   clearTimeout(ui.watchTimer);
@@ -381,8 +478,10 @@ function showView(view) {
     store.removeItem(key);
     message(err.message, true);
   };
-  if (view === "play" && store.getItem("showdown.play")) refreshPlay().catch(forget("showdown.play"));
-  if (view === "watch" && store.getItem("showdown.watch")) refreshWatch().catch(forget("showdown.watch"));
+  const has = (key) => Boolean(store.getItem(key));
+  $(`.setup[data-view="${view}"]`).open = !has(`showdown.${view}`);
+  if (view === "play" && has("showdown.play")) refreshPlay().catch(forget("showdown.play"));
+  if (view === "watch" && has("showdown.watch")) refreshWatch().catch(forget("showdown.watch"));
   if (view === "replay") {
     ui.replay = JSON.parse(store.getItem("showdown.replay") || "null");
     if (ui.replay) {
@@ -426,6 +525,7 @@ function wire() {
     attempt(() => playAction({ action: "exchange", tile: ui.selected })));
   $("#end").addEventListener("click", () => attempt(() => playAction({ action: "end" })));
   $("#undo").addEventListener("click", () => attempt(() => playAction({ action: "undo" })));
+  $("#hint").addEventListener("click", () => attempt(askHint));
   $("#save-record").addEventListener("click", () => {
     const state = ui.state[ui.view];
     if (state && state.record) download(`qwirkle-seed-${state.seed}.json`, state.record);
@@ -434,7 +534,8 @@ function wire() {
     const state = ui.state[ui.view];
     if (!state || !state.record) return;
     showView("replay");
-    attempt(() => openReplay(state.record, undefined, state.seats.map((s) => s.name)));
+    attempt(() => openReplay(state.record, undefined, state.seats.map((s) => s.name),
+      `this ${state.seats.some((s) => s.human) ? "game" : "watched game"} (seed ${state.seed})`));
   });
   $("#watch-new").addEventListener("click", () => attempt(newWatch));
   $("#retry").addEventListener("click", () => attempt(retryAgent));
@@ -443,7 +544,10 @@ function wire() {
     attempt(refreshWatch);
   });
   $("#watch-step").addEventListener("click", () => attempt(stepWatch));
-  const delay = () => { $("#watch-delay").textContent = `${$("#watch-speed").value} ms`; };
+  const delay = () => {
+    const ms = watchDelay();
+    $("#watch-delay").textContent = ms ? `${(ms / 1000).toFixed(1)} s between moves` : "no pause";
+  };
   $("#watch-speed").addEventListener("input", delay);
   delay();
   $("#replay-file").addEventListener("change", async (e) => {
@@ -451,10 +555,14 @@ function wire() {
     if (!file) return;
     $("#replay-choose").hidden = true;
     const text = await file.text();
-    attempt(() => openReplay(text));
+    ui.replayFile = file.name;
+    e.target.value = ""; // choosing the same file again loads it again
+    attempt(() => openReplay(text, undefined, undefined, file.name));
   });
   $("#replay-choose").addEventListener("change", (e) => {
-    if (e.target.value !== "") attempt(() => openReplay(ui.replayContent, Number(e.target.value)));
+    if (e.target.value !== "") {
+      attempt(() => openReplay(ui.replayContent, Number(e.target.value), undefined, ui.replayFile));
+    }
   });
   $("#replay-first").addEventListener("click", () => attempt(() => showFrame(0)));
   $("#replay-prev").addEventListener("click", () => attempt(() => showFrame(ui.replay.index - 1)));
@@ -466,13 +574,15 @@ function wire() {
     if (e.key === "ArrowRight") attempt(() => showFrame(ui.replay.index + 1));
     if (e.key === "ArrowLeft") attempt(() => showFrame(ui.replay.index - 1));
   });
+  Analysis.wire();
 }
 
 async function main() {
   wire();
   await attempt(async () => {
-    const { agents } = await api("GET", "/api/agents");
+    const { agents, analysers } = await api("GET", "/api/agents");
     $("#agent-list").replaceChildren(...agents.map((a) => new Option("", a)));
+    $("#analyser").replaceChildren(...analysers.map((a) => new Option(a, a)));
   });
   showView(ui.view);
 }

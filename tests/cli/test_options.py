@@ -12,7 +12,17 @@ from agents.tile_ppo.ppo import PPOConfig
 from qwirkle_cli import commands as cli
 from qwirkle_cli.options import HelpFormatter, parse_bool
 
-COMMANDS = ("train", "ppo", "evaluate", "play", "serve", "distil", "rollout-values", "bench")
+COMMANDS = (
+    "train",
+    "ppo",
+    "evaluate",
+    "play",
+    "serve",
+    "distil",
+    "rollout-values",
+    "bench",
+    "analyse",
+)
 
 
 def sub_parsers() -> dict[str, argparse.ArgumentParser]:

@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 import threading
+import time
 
 import pytest
 
@@ -16,6 +17,7 @@ pytest.importorskip("httpx2")
 
 
 from agents.evaluation.harness import run_tournament  # noqa: E402
+from agents.options import MAX_MOVE_CPU  # noqa: E402
 from agents.registry import make_agent  # noqa: E402
 from qwirkle_cli import commands as cli  # noqa: E402
 from qwirkle_env.engine.game import Game  # noqa: E402
@@ -159,11 +161,20 @@ def test_a_slow_agent_shows_progress_and_blocks_no_one():
     assert table.state()["thinking"] is None
 
 
-def test_a_searcher_s_thinking_carries_its_budget():
+def test_a_searcher_s_thinking_carries_its_cpu_budget_and_the_cpu_spent():
     table = Table(["learned-search:budget=0.5", "greedy"], seed=2)
-    assert table._think(0)["budget"] == 0.5  # the page draws elapsed / budget as a bar
-    assert Table(["search:sims=3", "greedy"], seed=2)._think(0)["budget"] is None
+    assert table._think(0)["budget"] == 0.5  # the page draws cpu / budget as a bar
+    # a fixed number of simulations may take up to the cap, and the page says so
+    assert Table(["search:sims=3", "greedy"], seed=2)._think(0)["budget"] == MAX_MOVE_CPU
     table.close()
+    busy = Table(["search:budget=2", "greedy"], seed=2)
+    busy.run_agents()
+    time.sleep(1.0)
+    thinking = busy.state()["thinking"]
+    busy.close()
+    busy.wait(5)
+    # CPU seconds of the worker thread, not wall time: never more than the time passed
+    assert 0 < thinking["cpu"] <= thinking["elapsed"] + 0.1 and thinking["budget"] == 2
 
 
 class _ReadOnRelease:
@@ -280,3 +291,104 @@ def test_the_core_never_imports_the_web_package():
 def test_a_table_refuses_bad_seat_counts():
     with pytest.raises(Exception, match="2 to 4 seats"):
         Table([HUMAN])
+
+
+# --- hints and analyses ------------------------------------------------------------------
+def _analysed(client, body: dict) -> dict:
+    """Starts an analysis and polls it to its end."""
+    r = client.post("/api/analyses", json=body)
+    assert r.status_code == 200, r.text
+    answer = r.json()
+    for _ in range(600):
+        if answer["state"] != "running":
+            break
+        threading.Event().wait(0.05)
+        answer = {"id": answer["id"], **client.get(f"/api/analyses/{answer['id']}").json()}
+    assert answer["state"] == "done", answer
+    return answer
+
+
+def test_a_hint_is_the_analysers_move_and_the_record_notes_it(client):
+    state = _new(client, seed=21)
+    key = state["id"]
+    state = _human_state(client, key)
+    hinted = client.post(f"/api/games/{key}/hint", json={}).json()
+    hint = hinted["hint"]
+    assert hint["by"] == "learned" and hint["text"].startswith(("places", "exchanges"))
+    assert hinted["hints"] == [len(state["log"])]
+    # the hint is a legal move: playing it tile by tile is accepted
+    for r, c, t in hint.get("place", []):
+        assert client.post(f"/api/games/{key}/act", json={"action": "place", "tile": t,
+                           "cell": [r, c]}).status_code == 200  # fmt: skip
+    after = client.post(f"/api/games/{key}/act", json={"action": "end"}).json()
+    assert after["log"][len(state["log"])]["points"] == hint["points"]
+    assert "hint" not in after or after["hint"] is None
+    watch = _new(client, ("greedy", "random"), mode="watch")["id"]
+    assert_error(client.post(f"/api/games/{watch}/hint", json={}), 409, "your own turn")
+
+
+def test_a_finished_game_and_a_replay_are_analysed_alike(client):
+    watch = _new(client, ("greedy", "random"), mode="watch", seed=4)["id"]
+    assert_error(client.post("/api/analyses", json={"game": watch}), 409, "not over")
+    state = client.get(f"/api/games/{watch}").json()
+    while not state["over"]:
+        client.post(f"/api/games/{watch}/advance", json={})
+        state = client.get(f"/api/games/{watch}").json()
+    done = _analysed(client, {"game": watch})
+    analysis = done["analysis"]
+    assert len(analysis["moves"]) == len(state["log"]) and analysis["names"] == ["greedy", "random"]
+    # asked again: the same analysis, not a second one
+    assert client.post("/api/analyses", json={"game": watch}).json()["id"] == done["id"]
+    record = json.loads(state["record"])
+    replay = client.post("/api/replays", json={"content": record}).json()
+    again = _analysed(client, {"replay": replay["id"]})["analysis"]
+    assert again["moves"] == analysis["moves"]
+    # a position: the played move, or an alternative, on the table
+    k = analysis["players"][1]["mistakes"][0]
+    url = f"/api/analyses/{done['id']}/positions/{k}"
+    played, best = client.get(url).json(), client.get(url, params={"alt": 0}).json()
+    assert played["alternative"] is None and best["alternative"] == 0
+    assert played["board"] != best["board"] and played["scores"] == analysis["moves"][k]["scores"]
+    assert_error(client.get(url, params={"alt": 9}), 400, "'alt' must be in 0..")
+    assert_error(client.get(url, params={"alt": "1e9"}), 400, "'alt' must be a whole number")
+    assert_error(client.get(f"/api/analyses/{done['id']}/positions/9999"), 400, "not in 0..")
+
+
+def test_analyses_are_bounded_and_refuse_what_the_page_does_not_offer(client, monkeypatch):
+    record = _finished_game().record()
+    replay = client.post("/api/replays", json={"content": record}).json()["id"]
+    for body, words in [
+        ({"replay": replay, "analyser": "search:sims=1000"}, "'analyser' must be one of"),
+        ({"replay": replay, "analyser": ["learned"]}, "'analyser' must be one of"),
+        ({}, "say what to analyse"),
+        ({"replay": "nope"}, "unknown replay"),
+    ]:
+        r = client.post("/api/analyses", json=body)
+        assert_error(r, 404 if "unknown" in words else 400, words)
+    from showdown import analyses
+
+    monkeypatch.setattr(analyses, "MAX_ANALYSED_MOVES", 3)
+    assert_error(client.post("/api/analyses", json={"replay": replay}), 413, "at most 3")
+    monkeypatch.undo()
+    # a running analysis is stopped when its slot is dropped (or the server closes)
+    job = analyses.Analysis(record, "learned-search:budget=0.1", None)
+    job.start()
+    threading.Event().wait(0.3)
+    job.close()
+    job.wait(5)
+    assert job.state() == {"state": "failed", "error": "the analysis was stopped"}
+    # at most RUNNING at once: another is refused with 503, not queued without end
+    jobs = sum(isinstance(e[0], analyses.Analysis) for e in _items(client))
+    held = [analyses._SLOTS.acquire(blocking=False) for _ in range(analyses.RUNNING)]
+    try:
+        assert all(held)
+        r = client.post("/api/analyses", json={"replay": replay, "analyser": "learned"})
+        assert_error(r, 503, "analyses are running already")
+        assert sum(isinstance(e[0], analyses.Analysis) for e in _items(client)) == jobs
+    finally:
+        for _ in held:
+            analyses._SLOTS.release()
+
+
+def _items(client) -> list:
+    return list(client.app.state.store._items.values())

@@ -26,12 +26,13 @@ import httpx2  # noqa: E402
 import uvicorn  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
 
+from agents import options  # noqa: E402
 from agents.evaluation.harness import run_tournament  # noqa: E402
 from agents.registry import AGENTS  # noqa: E402
 from qwirkle_env.engine.game import Game  # noqa: E402
-from showdown.app import Store, create_app  # noqa: E402
+from showdown.app import PLAYING_KEPT, Busy, Store, create_app  # noqa: E402
 from showdown.guard import MAX_UPLOAD  # noqa: E402
-from showdown.tables import MAX_EXCHANGE_RUN, MAX_MOVES, Table  # noqa: E402
+from showdown.tables import HUMAN, MAX_EXCHANGE_RUN, MAX_MOVES, Table  # noqa: E402
 
 RSS_LIMIT_MB = 500  # docs/showdown.md
 
@@ -157,6 +158,61 @@ def _record(seed=5) -> dict:
     return table.env.game.record()
 
 
+def test_integers_too_long_to_convert_are_a_400_not_a_500(client):
+    """The attack: a JSON integer of more than 4,300 digits gave a 500 and a traceback."""
+    huge = "9" * 5000
+    headers = {"Content-Type": "application/json"}
+    for url, raw in [
+        ("/api/games", '{"mode": "watch", "agents": ["greedy", "random"], "seed": ' + huge + "}"),
+        ("/api/replays", '{"content": {"format": "x", "seed": ' + huge + "}}"),
+        ("/api/replays", json.dumps({"content": '{"seed": ' + huge + "}"})),  # a file's text
+    ]:
+        r = client.post(url, content=raw.encode(), headers=headers)
+        assert_error(r, 400, "a number has over 4300 digits")
+    assert len(_store(client)) == 0
+
+
+CAP_ATTACKS = [
+    "search:sims=1000,k=50,depth=none",  # the attack: one move thought for 28.7 s
+    "learned-search:sims=1000,k=50,depth=none,leaf=0",
+    "learned-search:sims=1000,k=50,depth=none,leaf=1",
+]
+
+
+@pytest.mark.parametrize("spec", CAP_ATTACKS)
+def test_no_option_combination_thinks_past_the_cpu_cap(client, monkeypatch, spec):
+    """Options within their limits that together asked for 28.7 s a move: the move stops
+    at the cap (lowered here to 1 s, so the test is quick; the slow test below keeps 10 s)."""
+    monkeypatch.setattr(options, "MAX_MOVE_CPU", 1.0)
+    _cpu_of_a_move(client, spec, 1.0)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("spec", CAP_ATTACKS)
+def test_no_option_combination_thinks_past_the_documented_10_s(client, spec):
+    assert options.MAX_MOVE_CPU == 10.0  # docs/showdown.md
+    _cpu_of_a_move(client, spec, 10.0)
+
+
+def _cpu_of_a_move(client, spec: str, cap: float) -> None:
+    r = client.post("/api/games", json={"mode": "watch", "agents": [spec, spec], "seed": 4})
+    assert r.status_code == 200, r.text
+    key = r.json()["id"]
+    table = _store(client).get(key, Table)
+    warm = Table(["search:sims=1,k=50,depth=none", "greedy"], seed=4)  # compiled code loaded
+    warm.run_agents(turns=1)
+    warm.wait(300)
+    start = time.process_time()  # every thread of this process: an upper bound
+    assert client.post(f"/api/games/{key}/advance", json={}).status_code == 200
+    assert client.get(f"/api/games/{key}").json()["thinking"]["budget"] == cap
+    table.wait(60)
+    spent = time.process_time() - start
+    agent = table.agents[table.env.game.history[0][0]]
+    assert table.error is None and len(table.env.game.history) == 1
+    assert agent.capped == 1  # 1000 simulations would have taken far longer: cut at the cap
+    assert spent < cap + 1.0, spent
+
+
 def test_records_of_the_wrong_shape_are_refused(client):
     good = _record()
     bad = [
@@ -246,15 +302,27 @@ def test_a_harness_game_that_thinks_too_long_is_refused(client, results, monkeyp
 
 
 # --- agents are bounded, cancelled with their game, and a failure never sticks --------------
+class _Clock:
+    """A store's clock that the test moves on."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
 def test_dropping_a_game_stops_its_agents_thread():
-    store = Store(max_items=1)
+    clock = _Clock()
+    store = Store(max_items=1, clock=clock)
     table = Table(["search:budget=10", "search:budget=10"], seed=3)
     store.add(table, Table.SIZE)
     table.run_agents()
     time.sleep(0.3)
     assert table.busy()
+    clock.now += PLAYING_KEPT + 1  # nobody looked at it for longer than a game is kept
     start = time.monotonic()
-    store.add({"frames": []}, 10)  # the table is the oldest: dropped
+    store.add({"frames": []}, 10)  # the table is the least recently used: dropped
     table.wait(5)
     assert not table.busy() and time.monotonic() - start < 2
     assert table.closed and table.error == "the game was closed"
@@ -267,6 +335,53 @@ def test_the_store_is_bounded_by_size_as_well_as_count():
     with pytest.raises(Exception, match="unknown replay"):
         store.get(keys[0], dict)
     assert store.get(keys[-1], dict)["n"] == 4
+
+
+def test_the_least_recently_used_goes_first_and_a_game_in_progress_never():
+    clock = _Clock()
+    store = Store(max_items=3, clock=clock)
+    live = Table([HUMAN, "greedy"], seed=1)  # a person's game: in progress, never dropped
+    key = store.add(live, Table.SIZE)
+    old = [store.add({"frames": [], "n": i}, 10) for i in range(2)]
+    clock.now += 5
+    store.get(old[0], dict)  # used again: now old[1] is the least recently used
+    store.add({"frames": [], "n": 2}, 10)
+    assert store.get(old[0], dict)["n"] == 0
+    with pytest.raises(Exception, match="unknown replay"):
+        store.get(old[1], dict)
+    # Games in progress fill every slot: a new one is refused, none of them is dropped.
+    full = Store(max_items=2, clock=clock)
+    games = [Table([HUMAN, "greedy"], seed=s) for s in range(3)]
+    keys = [full.add(g, Table.SIZE) for g in games[:2]]
+    with pytest.raises(Busy, match="all in progress") as refused:
+        full.add(games[2], Table.SIZE)
+    assert refused.value.status == 503 and games[2].closed
+    assert [full.get(k, Table) for k in keys] == games[:2]
+    clock.now += PLAYING_KEPT - 1  # still within the time a game in progress is kept
+    with pytest.raises(Busy):
+        full.add({"frames": []}, 10)
+    full.get(keys[1], Table)  # the player of the second game comes back
+    clock.now += 2  # the first has now been left alone for longer than PLAYING_KEPT
+    full.add({"frames": []}, 10)
+    assert full.get(keys[1], Table) is games[1]
+    with pytest.raises(Exception, match="unknown game"):
+        full.get(keys[0], Table)
+    assert store.get(key, Table) is live
+
+
+def test_a_live_player_keeps_the_game_while_others_fill_the_store(client, monkeypatch):
+    """The load test's finding: a player's state requests got 404 mid-game when other
+    clients' games and replays pushed it out. Now only idle items go."""
+    _store(client).max_items = 4
+    game = client.post("/api/games", json={"agents": ["greedy"], "seed": 3}).json()["id"]
+    record = _record()
+    for i in range(12):  # other clients: finished watch games and replays
+        watch = client.post("/api/games", json={**GAME, "seed": i}).json()["id"]
+        while not client.get(f"/api/games/{watch}").json()["over"]:
+            client.post(f"/api/games/{watch}/advance", json={})
+        assert client.post("/api/replays", json={"content": record}).status_code == 200
+        assert client.get(f"/api/games/{game}").status_code == 200
+    assert len(_store(client)) <= 4
 
 
 class _Flaky:

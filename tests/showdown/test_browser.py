@@ -120,12 +120,29 @@ def _click_and_wait(page, selector: str) -> None:
     page.wait_for_function("(n) => window.showdownDraws > n", arg=before)
 
 
-def play_by_clicking(page, seed: int) -> None:
-    """Start a game against greedy and play it to the end, one click at a time."""
+def _open_setup(page) -> None:
+    """Unfolds the view's New-game form (folded while a game goes on)."""
+    if not page.is_visible(".setup.active .spec >> nth=0"):
+        page.click(".setup.active summary")
+
+
+def play_by_clicking(page, seed: int, hint_at: int | None = None) -> None:
+    """Start a game against greedy and play it to the end, one click at a time; ask for a
+    hint on the person's turn number ``hint_at``."""
     page.click('.tab[data-view="play"]')
+    _open_setup(page)
     page.fill("#play-seed", str(seed))
     page.click("#play-new")
+    play_on(page, hint_at)
+
+
+def play_on(page, hint_at: int | None = None) -> None:
+    """Plays the game in progress to its end by clicking."""
+    turn = 0
     while _phase(page, "human", "over") == "human":
+        if turn == hint_at:
+            _click_and_wait(page, "#hint")
+        turn += 1
         placeable = page.locator("#hand .tile.placeable")
         if placeable.count():
             _click_and_wait(page, "#hand .tile.placeable >> nth=0")
@@ -190,6 +207,7 @@ def test_an_illegal_request_shows_the_reason_and_changes_nothing(page, server):
         game,
     )
     assert answer[0] == 400 and "illegal action" in answer[1]
+    _open_setup(page)
     page.click(".setup.active .spec >> nth=0")
     page.fill(".setup.active .spec >> nth=0", "grandmaster")
     page.click("#play-new")
@@ -203,7 +221,7 @@ def test_an_illegal_request_shows_the_reason_and_changes_nothing(page, server):
 def test_watch_two_agents_to_the_end(page):
     page.click('.tab[data-view="watch"]')
     page.fill("#watch-seed", "8")
-    page.fill("#watch-speed", "0")
+    page.fill("#watch-speed", "10")
     page.click("#watch-new")
     _phase(page, "over", timeout=120_000)
     record = json.loads(page.evaluate("window.showdownRecord"))
@@ -222,6 +240,7 @@ def test_a_searcher_s_thinking_shows_as_progress_against_its_budget(page):
     assert bar.get_attribute("max") == "2"
     assert 0 <= float(bar.get_attribute("value")) <= 2
     assert "is thinking" in page.inner_text("#status")
+    assert "CPU " in page.inner_text("#status") and " of 2 s" in page.inner_text("#status")
     page.click("#watch-pause")
 
 
@@ -351,7 +370,7 @@ def test_picking_a_tile_keeps_the_grid_still_and_counts_clear_with_the_view(page
 def test_a_replay_shows_the_agents_names_and_the_move_log(page):
     page.click('.tab[data-view="watch"]')
     page.fill("#watch-seed", "6")
-    page.fill("#watch-speed", "0")
+    page.fill("#watch-speed", "10")
     page.click("#watch-new")
     _phase(page, "over")
     moves = page.locator("#log li").count()
@@ -399,7 +418,180 @@ def test_an_agent_error_shows_and_a_retry_goes_on(page, monkeypatch):
     assert _phase(page, "stuck") == "stuck"
     assert "lost its <b>nerve</b>" in page.inner_text("#message")
     assert "failed" in page.inner_text("#status") and page.is_visible("#retry")
-    page.fill("#watch-speed", "0")
+    page.fill("#watch-speed", "10")
     page.click("#retry")
     _phase(page, "over")
     assert not page.is_visible("#retry")
+
+
+# --- phones, first-time players, analysis -------------------------------------------------
+@pytest.fixture
+def phone(browser, server):
+    """The page at a phone's size (390 x 844), touch enabled."""
+    context = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True)
+    pg = context.new_page()
+    errors: list[str] = []
+    pg.on("pageerror", lambda e: errors.append(str(e)))
+    pg.goto(server)
+    yield pg
+    context.close()
+    assert not errors, errors
+
+
+def _fits_the_width(page, *selectors: str) -> None:
+    """Nothing sticks out sideways, and each element lies inside the window's width."""
+    width = page.evaluate("window.innerWidth")
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    for sel in selectors:
+        box = page.locator(sel).bounding_box()
+        assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= width, (sel, box)
+
+
+def test_a_whole_game_on_a_phone_with_a_hint(phone):
+    page = phone
+    assert "pick a tile" in page.inner_text("#welcome").lower() or "tap a tile" in page.inner_text(
+        "#welcome"
+    )
+    _fits_the_width(page, "#play-new", ".setup.active .spec >> nth=0")
+    page.click('.tab[data-view="play"]')
+    page.fill("#play-seed", str(SEED))
+    page.click("#play-new")
+    _phase(page, "human")
+    # The table fills the width; the hand, the buttons and Fit are all on screen.
+    board = page.locator("#board").bounding_box()
+    assert board["width"] >= 370 and board["height"] >= 250, board
+    _fits_the_width(page, "#zoom-fit", "#hand", "#exchange", "#end", "#hint", "#scores")
+    assert "Pick a tile with a green border" in page.inner_text("#help")
+    # the hand is marked the same way every turn: each tile placeable or faded
+    tiles = page.locator("#hand .tile")
+    marked = page.locator("#hand .tile.placeable, #hand .tile.unplaceable")
+    assert tiles.count() == marked.count() == 6
+    play_on(page, hint_at=1)
+    page_scores = _scores(page)
+    record = json.loads(page.evaluate("window.showdownRecord"))
+    assert Game.from_record(record).scores == page_scores
+    assert _engine_replay(record, SEED, [None, "greedy"]) == page_scores
+    assert len(record["hints"]) == 1  # the game notes the hint, by move number
+    _fits_the_width(page, "#save-record", "#analyse", "#log")
+
+
+def test_a_hint_shows_the_learned_agent_s_move_and_rings_its_cells(page):
+    page.fill("#play-seed", "5")
+    page.click("#play-new")
+    _phase(page, "human")
+    _click_and_wait(page, "#hint")
+    text = page.inner_text("#hint-text")
+    assert text.startswith("Hint (learned): places") and "points" in text
+    state = page.evaluate("window.showdownState")
+    assert state["hint"]["cells"] and state["hints"] == [len(state["log"])]
+    # the hinted move is legal: its first tile may go on its first cell
+    tile = state["hint"]["place"][0][2]
+    page.click(f'#hand .tile[data-tile="{tile}"]')
+    page.wait_for_selector("#board .target")
+    r, c = state["hint"]["cells"][0]
+    assert page.locator(f'#board .target[data-row="{r}"][data-col="{c}"]').count() == 1
+
+
+def _analyse(page) -> dict:
+    page.click("#analyse")
+    page.wait_for_function("() => document.body.dataset.analysis === 'done'", timeout=60_000)
+    return page.evaluate("Analysis.result")
+
+
+def test_an_analysis_shows_chart_mistakes_and_positions(page):
+    page.click('.tab[data-view="watch"]')
+    page.fill("#watch-seed", "8")
+    page.fill("#watch-speed", "10")
+    page.click("#watch-new")
+    _phase(page, "over")
+    final = page.inner_html("#board")
+    result = _analyse(page)
+    assert result["analyser"] == "learned" and result["complete"]
+    assert len(result["moves"]) == page.locator("#log li").count()
+    # the chart: one line per player, a dot per listed mistake
+    assert page.locator("#chart polyline").count() == 2
+    mistakes = sum(len(p["mistakes"]) for p in result["players"])
+    assert page.locator("#chart circle.mistake").count() == mistakes > 0
+    assert page.locator("#mistakes li[data-move]").count() == mistakes
+    # a mistake clicked: its position, the played move and the analyser's best
+    k = result["players"][0]["mistakes"][0]
+    _click_and_wait(page, f'#mistakes li[data-move="{k}"]')
+    assert page.evaluate("document.body.dataset.position") == f"{k}:played"
+    played = page.inner_html("#board")
+    assert played != final and page.is_visible("#back-to-game")
+    assert f"Move {k}:" in page.inner_text("#position-title")
+    assert page.locator("#alternatives li").count() == 1 + len(result["moves"][k]["best"])
+    _click_and_wait(page, "#alternatives li >> nth=1")  # the best move instead
+    assert page.evaluate("document.body.dataset.position") == f"{k}:0"
+    assert page.inner_html("#board") != played
+    page.click("#back-to-game")
+    page.wait_for_function("(b) => document.querySelector('#board').innerHTML === b", arg=final)
+
+
+def test_watch_shows_pause_and_a_speed_that_goes_faster_to_the_right(page):
+    page.click('.tab[data-view="watch"]')
+    page.fill("#watch-speed", "0")
+    assert page.inner_text("#watch-delay") == "2.0 s between moves"
+    page.fill("#watch-speed", "10")
+    assert page.inner_text("#watch-delay") == "no pause"
+    page.fill("#watch-seed", "3")
+    page.click("#watch-new")
+    page.wait_for_function("() => window.showdownState && window.showdownState.log.length > 2")
+    page.click("#watch-pause")
+    assert _phase(page, "paused") == "paused"
+    assert page.inner_text("#status").startswith("Paused:")
+    assert page.inner_text("#watch-pause") == "Play" and page.is_enabled("#watch-step")
+    moves = len(page.evaluate("window.showdownState.log"))
+    time.sleep(0.6)
+    assert len(page.evaluate("window.showdownState.log")) == moves  # paused means paused
+    page.click("#watch-step")
+    page.wait_for_function("(n) => window.showdownState.log.length === n + 1", arg=moves)
+    _phase(page, "paused")
+
+
+def test_replay_names_its_file_and_a_failed_load_clears_the_old_game(page, tmp_path):
+    from showdown.tables import Table
+
+    table = Table(["greedy", "heuristic"], seed=9)
+    table.run_agents()
+    table.wait(60)
+    good = tmp_path / "a-fine-game.json"
+    good.write_text(json.dumps(table.env.game.record()))
+    bad = tmp_path / "broken.json"
+    bad.write_text('{"format": "qwirkle-env/game-record", "num_players": 7}')
+    page.click('.tab[data-view="replay"]')
+    assert page.inner_text("#replay-name") == "no game loaded"
+    page.set_input_files("#replay-file", str(good))
+    _phase(page, "replay")
+    assert page.inner_text("#replay-name") == "a-fine-game.json"
+    assert page.locator("#scores tr").count() == 3 and page.inner_html("#board")
+    page.set_input_files("#replay-file", str(bad))
+    page.wait_for_selector("#message.error")
+    assert "num_players" in page.inner_text("#message")
+    assert page.inner_html("#board") == "" and page.inner_html("#scores") == ""
+    assert page.inner_text("#replay-name") == "no game loaded"
+    assert page.evaluate("sessionStorage.getItem('showdown.replay')") is None
+
+
+def test_long_names_and_errors_wrap_inside_the_panel(page, tmp_path):
+    from showdown.tables import Table
+
+    table = Table(["greedy", "random"], seed=4)
+    table.run_agents()
+    table.wait(60)
+    long = "an-agent-with-a-very-long-name-" * 6
+    path = tmp_path / "long.json"
+    path.write_text(json.dumps({**table.env.game.record(), "names": [long, long]}))
+    page.click('.tab[data-view="replay"]')
+    page.set_input_files("#replay-file", str(path))
+    _phase(page, "replay")
+    side = page.locator("#side").bounding_box()
+    for sel in ("#scores", "#scores .score >> nth=0", "#replay-name"):
+        box = page.locator(sel).bounding_box()
+        assert box["x"] + box["width"] <= side["x"] + side["width"] + 1, (sel, box, side)
+    page.click('.tab[data-view="play"]')
+    page.fill(".setup.active .spec >> nth=0", "x" * 190)
+    page.click("#play-new")
+    page.wait_for_selector("#message.error")
+    box = page.locator("#message").bounding_box()
+    assert box["x"] + box["width"] <= side["x"] + side["width"] + 1
