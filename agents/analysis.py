@@ -26,8 +26,8 @@ import numpy as np
 
 from agents.base import Agent
 from agents.loading import by_seat_count
+from agents.move_value.agent import DEFAULT_WIN_VALUE
 from agents.move_value.features import POINT_SCALE
-from agents.move_value.td import TDConfig
 from agents.registry import make_agent, value_paths
 from qwirkle_env.engine.game import Game
 from qwirkle_env.engine.moves import Exchange, Move, move_from_json
@@ -42,7 +42,7 @@ MAX_CPU = 120.0  # CPU seconds an analysis may take at most
 DEFAULT_CPU = 60.0
 TOP = 3  # best moves shown a position
 MISTAKES = 3  # biggest losses listed a player
-WIN_POINTS = POINT_SCALE * TDConfig.win_value  # the TD networks' worth of a win, in points
+WIN_POINTS = POINT_SCALE * DEFAULT_WIN_VALUE  # the TD networks' worth of a win, in points
 SHAPE_WORDS = {"star4": "four-point star", "star8": "eight-point star"}
 
 
