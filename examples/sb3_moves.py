@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import math
 import time
+import warnings
 
 import gymnasium
 import numpy as np
@@ -31,6 +32,7 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv
 from torch import nn
+from tqdm import TqdmExperimentalWarning
 
 from agents.move_policy.network import MovePolicyAgent, MovePolicyConfig, MovePolicyNet
 from agents.move_policy.training import (
@@ -271,7 +273,11 @@ def main() -> None:
     start = time.perf_counter()
     curve.point(net, 0)
     callback = CurveCallback(curve, every, start + 60 * args.minutes)
-    model.learn(total_timesteps=steps, callback=callback, progress_bar=True)
+    with warnings.catch_warnings():
+        # SB3 draws its progress bar with tqdm.rich, which warns that it is experimental
+        # each time: the bar is SB3's, and the warning says nothing about this run.
+        warnings.simplefilter("ignore", TqdmExperimentalWarning)
+        model.learn(total_timesteps=steps, callback=callback, progress_bar=True)
     curve.point(net, model.num_timesteps)
     wall = time.perf_counter() - start
     train.update(env_steps=model.num_timesteps, wall_s=round(wall))
