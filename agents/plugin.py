@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from agents.base import Agent, PlanningAgent
+from qwirkle_env.engine.game import Game
 from qwirkle_env.engine.moves import Move
 from qwirkle_env.rows.position import Position
 from qwirkle_env.rows.table import DEFAULT_MAX_MOVES, move_table, observation
@@ -166,6 +167,15 @@ class PolicyAgent(PlanningAgent):
     def __init__(self, policy: Callable, max_moves: int = DEFAULT_MAX_MOVES) -> None:
         self.policy = policy
         self.max_moves = max_moves
+
+    def reset(self, seat: int, num_players: int, seed: int | None = None) -> None:
+        super().reset(seat, num_players, seed)
+        # The table's compiled kernels load (or compile) on a process's first table: do it
+        # here, before any move is timed, so the first move's CPU is the policy's own.
+        game = Game(num_players, seed=0)
+        move_table(Position.of_game(game), self.max_moves)
+        game.apply(game.legal_moves()[0])
+        move_table(Position.of_game(game), self.max_moves)
 
     def choose(self, view: PlayerView) -> Move:
         pos = Position.of_view(view)
