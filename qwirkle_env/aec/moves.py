@@ -57,7 +57,12 @@ class MoveEnv(raw_env, mode="moves"):
         if isinstance(action, bool) or not isinstance(action, int | np.integer):
             raise ValueError(f"an action is a row index, an int in 0..{self.max_moves - 1}")
         if not 0 <= action < self.max_moves:
-            raise ValueError(f"action {action} is out of range: rows are 0..{self.max_moves - 1}")
+            held = ""
+            if self.game is not None and self.mover_mask().any():
+                held = f", and {self.agent_selection} has moves in rows 0..{len(self._table) - 1}"
+            raise ValueError(
+                f"action {action} is out of range: rows are 0..{self.max_moves - 1}{held}"
+            )
         return int(action)
 
     # --- reset and step ---------------------------------------------------------------
@@ -67,21 +72,15 @@ class MoveEnv(raw_env, mode="moves"):
 
     def _play(self, action) -> None:
         agent = self.agent_selection
-        if isinstance(action, bool) or not isinstance(action, int | np.integer):
-            raise ValueError(f"an action is a row index, an int in 0..{self.max_moves - 1}")
+        action = self.check_action(action)
         table = self._table_now()
         n = len(table)
-        if not 0 <= action < self.max_moves:
-            raise ValueError(
-                f"action {action} is out of range: rows are 0..{self.max_moves - 1}, and "
-                f"{agent} has moves in rows 0..{n - 1}"
-            )
         if action >= n:
             raise ValueError(
                 f"row {action} is masked: {agent} has {n} legal moves this turn, in rows 0..{n - 1}"
             )
         seat = self.game.current
-        gained = self.game.apply(table.move(int(action)), trusted=True)
+        gained = self.game.apply(table.move(action), trusted=True)
         self._after_move(seat, gained)
 
     def candidate_moves(self, agent: AgentID | None = None) -> list[Move]:

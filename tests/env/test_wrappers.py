@@ -113,3 +113,14 @@ def test_the_made_envs_mask_is_found_the_way_sb3_contrib_finds_it(action_mode):
     assert utils.is_masking_supported(vec)
     masks = utils.get_action_masks(vec)
     assert masks.shape == (2, *mask.shape) and np.array_equal(masks[0], mask)
+
+
+def test_the_move_mode_view_refuses_a_row_outside_the_table_with_what_is_allowed():
+    """The single-agent view checks an action against the env's own action space: in the
+    move mode, rows 0..K-1 (an out-of-range row once reached the mask as an IndexError)."""
+    env = SingleAgentEnv(opponents="greedy", action_mode="moves", max_moves=64)
+    env.reset(seed=3)
+    with pytest.raises(ValueError, match=r"out of range: rows are 0\.\.63, and player_0 has"):
+        env.step(64)
+    with pytest.raises(ValueError, match="a row index"):
+        env.step(1.5)
