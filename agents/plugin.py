@@ -167,15 +167,13 @@ class PolicyAgent(PlanningAgent):
     def __init__(self, policy: Callable, max_moves: int = DEFAULT_MAX_MOVES) -> None:
         self.policy = policy
         self.max_moves = max_moves
-
-    def reset(self, seat: int, num_players: int, seed: int | None = None) -> None:
-        super().reset(seat, num_players, seed)
-        # The table's compiled kernels load (or compile) on a process's first table: do it
-        # here, before any move is timed, so the first move's CPU is the policy's own.
-        game = Game(num_players, seed=0)
-        move_table(Position.of_game(game), self.max_moves)
+        # The table's compiled kernels load (or compile) on a process's first tables: build
+        # two here, when the agent is made and nothing is timed, so that its first move's
+        # CPU is the policy's own (the harness makes an agent once and resets it per game).
+        game = Game(2, seed=0)
+        move_table(Position.of_game(game), max_moves)
         game.apply(game.legal_moves()[0])
-        move_table(Position.of_game(game), self.max_moves)
+        move_table(Position.of_game(game), max_moves)
 
     def choose(self, view: PlayerView) -> Move:
         pos = Position.of_view(view)
