@@ -71,9 +71,9 @@ def browser():
         b.close()
 
 
-@pytest.fixture
-def page(browser, server):
-    context = browser.new_context(viewport={"width": 1366, "height": 768})
+def _opened(browser, server, **context_options):
+    """The page in a fresh browser context; fails the test on any script error."""
+    context = browser.new_context(**context_options)
     pg = context.new_page()
     errors: list[str] = []
     pg.on("pageerror", lambda e: errors.append(str(e)))
@@ -81,6 +81,11 @@ def page(browser, server):
     yield pg
     context.close()
     assert not errors, errors
+
+
+@pytest.fixture
+def page(browser, server):
+    yield from _opened(browser, server, viewport={"width": 1366, "height": 768})
 
 
 def _phase(page, *phases: str, timeout: float = 120_000) -> str:
@@ -428,14 +433,7 @@ def test_an_agent_error_shows_and_a_retry_goes_on(page, monkeypatch):
 @pytest.fixture
 def phone(browser, server):
     """The page at a phone's size (390 x 844), touch enabled."""
-    context = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True)
-    pg = context.new_page()
-    errors: list[str] = []
-    pg.on("pageerror", lambda e: errors.append(str(e)))
-    pg.goto(server)
-    yield pg
-    context.close()
-    assert not errors, errors
+    yield from _opened(browser, server, viewport={"width": 390, "height": 844}, has_touch=True)
 
 
 def _fits_the_width(page, *selectors: str) -> None:
