@@ -33,10 +33,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents.checkpoint import load_checkpoint, save_checkpoint  # noqa: E402
 from agents.evaluation.harness import run_tournament  # noqa: E402
-from agents.move_value.look_ahead import LookAhead  # noqa: E402
 from agents.move_value.network import MoveValueNet  # noqa: E402
 from agents.move_value.run import env_options  # noqa: E402
 from agents.registry import checkpoint_path  # noqa: E402
+from qwirkle_env.rows.look_ahead import LookAhead  # noqa: E402
 
 
 def matches(budget: float, learned: str, untrained: str, quick: bool) -> list[dict]:

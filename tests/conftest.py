@@ -235,9 +235,9 @@ def nearly_dead_table() -> Game:
 def value_ckpt(tmp_path):
     """An untrained move-value network saved as a checkpoint."""
     from agents.checkpoint import save_checkpoint
-    from agents.move_value.look_ahead import LookAhead
     from agents.move_value.network import MoveValueNet
     from agents.move_value.run import env_options
+    from qwirkle_env.rows.look_ahead import LookAhead
 
     net = MoveValueNet()
     return save_checkpoint(tmp_path / "v.pt", net, env_options(LookAhead()), {"x": 1}, 5)

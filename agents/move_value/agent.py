@@ -15,9 +15,9 @@ import numpy as np
 
 from agents.base import PlanningAgent
 from agents.move_value.features import FEATURES, POINT_SCALE, MoveRowsAhead, candidates
-from agents.move_value.look_ahead import DEFAULT_LOOK_AHEAD, LookAhead
 from agents.move_value.network import MoveValueNet, PlayLayers, values
 from qwirkle_env.engine.moves import Exchange, Move
+from qwirkle_env.rows.look_ahead import DEFAULT_LOOK_AHEAD, LookAhead
 from qwirkle_env.rows.position import Position
 from qwirkle_env.view import PlayerView
 

@@ -27,7 +27,7 @@ from torch import nn
 
 from agents.checkpoint import VALUE_FORMAT
 from agents.move_value.features import NUM_BASE_FEATURES, NUM_MOVE_FEATURES
-from agents.move_value.look_ahead import TYPE_FEATURES
+from qwirkle_env.rows.look_ahead import TYPE_FEATURES
 from qwirkle_env.spec import NUM_TYPES
 
 TYPE_WIDTH = len(TYPE_FEATURES)

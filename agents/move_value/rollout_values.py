@@ -48,12 +48,12 @@ from agents.checkpoint import save_checkpoint
 from agents.move_value.agent import look_at_best, move_values, pick
 from agents.move_value.features import candidates
 from agents.move_value.fit import fit
-from agents.move_value.look_ahead import LookAhead
 from agents.move_value.network import MoveValueNet, PlayLayers, ValueNetConfig
 from agents.move_value.search import leaf_value
 from agents.move_value.valued import Valued, save_positions
 from agents.registry import make_agent
 from qwirkle_env.engine.game import Game
+from qwirkle_env.rows.look_ahead import LookAhead
 from qwirkle_env.rows.position import Position
 from qwirkle_env.vector.tiles.rollouts import Rollouts
 from qwirkle_env.view import PlayerView

@@ -17,8 +17,8 @@ from tqdm import tqdm
 from agents.checkpoint import save_checkpoint
 from agents.curves import plot_curve, write_csv
 from agents.move_value.features import FEATURES, NUM_BASE_FEATURES
-from agents.move_value.look_ahead import LookAhead
 from agents.move_value.network import MoveValueNet
+from qwirkle_env.rows.look_ahead import LookAhead
 
 CURVE_SEED = 1  # deal seed of the in-training matches (reports use other seeds)
 

@@ -31,10 +31,10 @@ import torch
 
 from agents.move_value.agent import DEFAULT_WIN_VALUE, select
 from agents.move_value.features import POINT_SCALE, candidates
-from agents.move_value.look_ahead import DEFAULT_LOOK_AHEAD, LookAhead
 from agents.move_value.network import MoveValueNet, ValueNetConfig
 from agents.registry import make_agent
 from qwirkle_env.engine.game import Game
+from qwirkle_env.rows.look_ahead import DEFAULT_LOOK_AHEAD, LookAhead
 from qwirkle_env.rows.position import Position
 from qwirkle_env.spec import MAX_TURNS, margin, win_reward
 from qwirkle_env.view import PlayerView

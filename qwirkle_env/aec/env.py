@@ -101,12 +101,22 @@ class raw_env(AECEnv, EzPickle):
         render_mode: str | None = None,
         action_mode: str = "tiles",
         max_moves: int | None = None,
+        look_ahead: int = 0,
     ) -> None:
         EzPickle.__init__(
-            self, num_players, window, reward, strict_opening, render_mode, action_mode, max_moves
+            self,
+            num_players,
+            window,
+            reward,
+            strict_opening,
+            render_mode,
+            action_mode,
+            max_moves,
+            look_ahead,
         )
         super().__init__()
-        check_moves_options(action_mode, max_moves)
+        check_moves_options(action_mode, max_moves, look_ahead)
+        self.look_ahead = int(look_ahead)
         if not isinstance(self, raw_env._modes[action_mode]):
             raise ValueError(f"{type(self).__name__} plays its own mode, not {action_mode!r}")
         self._check_window(window)

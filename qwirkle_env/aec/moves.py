@@ -4,7 +4,8 @@
 |---|---|
 | Action shape | ``Discrete(K)``, K = ``max_moves`` (default 256) |
 | Action values | a row of this turn's table (``qwirkle_env.rows.table``: its order and cut) |
-| Observation | ``{"observation": float32[86 + K*28], "action_mask": int8[K]}`` |
+| Observation | ``{"observation": float32[86 + K*C], "action_mask": int8[K]}`` |
+| Row columns | C = 28, or 35 with ``look_ahead`` (``qwirkle_env.rows.columns``) |
 
 The table lists the legal moves with a feature row each (``qwirkle_env.rows``): the
 formulation RL libraries learn strong play on. ``candidate_moves(agent)`` gives the engine
@@ -14,9 +15,17 @@ moves this turn's table left out, ``"moves_cut_total"`` those of the whole game.
 
 **Observation**: the position (offsets ``qwirkle_env.spec.POS_*``), then the K rows
 (columns ``qwirkle_env.rows.columns``), padding and the rows of an agent not to move zero.
+
+**Look ahead** (``look_ahead=N``, default 0): the first N rows, the highest-scoring
+placements, are looked at two moves ahead (the opponent's best reply, our best next move)
+and each row gets the look's seven columns (``qwirkle_env.rows.columns``): what the
+learned agents read beside the 28, for any library. It costs a few move generations per
+row looked at; the deals of hidden tiles come from the env's seed.
 """
 
 from __future__ import annotations
+
+import random
 
 import numpy as np
 from gymnasium import spaces
@@ -50,7 +59,8 @@ class MoveEnv(raw_env, mode="moves"):
     def _setup(self, window: int | None, max_moves: int | None) -> tuple[int, spaces.Space]:
         self.max_moves = DEFAULT_MAX_MOVES if max_moves is None else int(max_moves)
         self._table: MoveTable | None = None  # this turn's rows, built on first use
-        box = spaces.Box(LOW, HIGH, (observation_size(self.max_moves),), dtype=np.float32)
+        size = observation_size(self.max_moves, self.look_ahead)
+        box = spaces.Box(LOW, HIGH, (size,), dtype=np.float32)
         return self.max_moves, box
 
     def check_action(self, action: object) -> int:
@@ -68,6 +78,8 @@ class MoveEnv(raw_env, mode="moves"):
     # --- reset and step ---------------------------------------------------------------
     def _reset_counts(self) -> dict:
         self.moves_cut = 0
+        # the look ahead's deals of hidden tiles, from the env's seed
+        self._look_rng = random.Random(self._seeder.randrange(2**63)) if self.look_ahead else None
         return {"moves_cut": 0, "moves_cut_total": 0}
 
     def _play(self, action) -> None:
@@ -115,7 +127,8 @@ class MoveEnv(raw_env, mode="moves"):
     def _table_now(self) -> MoveTable:
         """This turn's rows, built on first use; counts the legal moves they leave out."""
         if self._table is None:
-            self._table = move_table(Position.of_game(self.game), self.max_moves)
+            pos = Position.of_game(self.game)
+            self._table = move_table(pos, self.max_moves, self.look_ahead, self._look_rng)
             self.moves_cut += self._table.cut
             self.infos[self.agent_selection]["moves_cut"] = self._table.cut
             for a in self.agents:
@@ -134,8 +147,9 @@ class MoveEnv(raw_env, mode="moves"):
     def _observation(self, seat: int, to_move: bool) -> np.ndarray:
         if to_move:
             table = self._table_now()
-            return observation(table.position, table, self.max_moves)
-        return observation(Position.of_game(self.game, seat), None, self.max_moves)
+            return observation(table.position, table, self.max_moves, self.look_ahead)
+        pos = Position.of_game(self.game, seat)
+        return observation(pos, None, self.max_moves, self.look_ahead)
 
     def _fill_mask(self) -> np.ndarray:
         mask = self._mask_array

@@ -32,6 +32,24 @@ move mode, the batched simulator and the move-value agent read them.
 | 25 | ``kept_synergy`` | kept tiles sharing a colour or shape with another, / 10 |
 | 26 | ``kept_playable`` | kept tiles that fit somewhere on the table now / 6 |
 | 27 | ``kept_live`` | unseen copies of the kept types / 18 |
+
+**The look two moves ahead** (the move mode's ``look_ahead=N``, ``qwirkle_env.rows.table``):
+seven more columns, filled for the first N rows of the table (the highest-scoring
+placements) and zero in the others. A look costs a few move generations (``look_ahead.py``,
+compiled in ``afterstate.py``), which is why it is an option and covers a shortlist only.
+The opponent's hand is unknown while the bag holds tiles: "dealt" columns deal it at random
+from the unseen tiles (the env's seeded generator), "expected" ones weigh each type by the
+chance that they hold it, without dealing.
+
+| column | feature | meaning |
+|---|---|---|
+| 28 | ``reply_points`` | the next opponent's best reply, dealt, / 10 |
+| 29 | ``reply_goes_out`` | the chance that reply ends the game, dealt |
+| 30 | ``next_points`` | our best next move from the kept tiles topped up by a draw, / 10 |
+| 31 | ``reply_expected`` | the opponent's expected best single tile, / 10 |
+| 32 | ``next_kept`` | our best next move from the kept tiles alone, / 10 |
+| 33 | ``next_expected`` | our expected best next move over the draw, / 10 |
+| 34 | ``looked`` | 1 where the row was looked at (a move that goes out: 1, nothing follows) |
 """
 
 from __future__ import annotations
@@ -52,6 +70,20 @@ ROW_FEATURES = (
     "kept_synergy", "kept_playable", "kept_live",
 )  # fmt: skip
 NUM_ROW_FEATURES = len(ROW_FEATURES)
+# The look's columns, after ROW_FEATURES when the move mode's look_ahead is on.
+LOOK_AHEAD_COLUMNS = (
+    "reply_points", "reply_goes_out", "next_points",  # dealt
+    "reply_expected", "next_kept", "next_expected",  # without dealing
+    "looked",
+)  # fmt: skip
+NUM_LOOK_AHEAD_COLUMNS = len(LOOK_AHEAD_COLUMNS)
+
+
+def row_columns(look_ahead: int) -> tuple[str, ...]:
+    """The columns of a row: ROW_FEATURES, then the look's when ``look_ahead`` > 0."""
+    return (*ROW_FEATURES, *LOOK_AHEAD_COLUMNS) if look_ahead else ROW_FEATURES
+
+
 NUM_CONTEXT = ROW_FEATURES.index("points")  # the position's columns come first
 COL_POINTS = ROW_FEATURES.index("points")
 COL_EXCHANGE = ROW_FEATURES.index("exchange")

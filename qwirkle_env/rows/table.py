@@ -23,6 +23,8 @@ The position's offsets are ``qwirkle_env.spec``'s ``POS_*``; the rows' columns a
 
 from __future__ import annotations
 
+import random
+
 import numpy as np
 
 from ..engine.moves import Exchange, Move, Placement
@@ -39,12 +41,16 @@ from ..spec import (
     POS_UNSEEN,
     SCORE_SCALE,
 )
-from .columns import NUM_ROW_FEATURES
+from .afterstate import NUM_VALUES
+from .columns import NUM_LOOK_AHEAD_COLUMNS, NUM_ROW_FEATURES
 from .kernels import move_rows
+from .look_ahead import AHEAD_SCALE, LookAhead, TurnLookAhead, look_at
 from .moverows import MoveRows
 from .position import Position
 
 ACTION_MODES = ("tiles", "moves")
+COL_AHEAD = NUM_ROW_FEATURES  # the look's columns follow the 28 (columns.py)
+COL_LOOKED = NUM_ROW_FEATURES + NUM_LOOK_AHEAD_COLUMNS - 1
 DEFAULT_MAX_MOVES = 256  # K: docs/environment.md, "How many rows"
 MAX_MAX_MOVES = 4096  # no position comes near it; bounds the observation's size
 
@@ -53,30 +59,47 @@ MAX_MAX_MOVES = 4096  # no position comes near it; bounds the observation's size
 LOW, HIGH = -20.0, 20.0
 
 
-def check_moves_options(action_mode: str, max_moves: int | None) -> None:
-    """Refuses an unknown mode, or a row count that is not an int in 1..MAX_MAX_MOVES."""
+def check_moves_options(action_mode: str, max_moves: int | None, look_ahead: int = 0) -> None:
+    """Refuses an unknown mode, a row count that is not an int in 1..MAX_MAX_MOVES, or a
+    look ahead that is not an int in 0..max_moves; both belong to the move mode only."""
     if action_mode not in ACTION_MODES:
         raise ValueError(f"action_mode must be one of {ACTION_MODES}, got {action_mode!r}")
-    if max_moves is None:
-        return
     if action_mode != "moves":
-        raise ValueError('max_moves applies to action_mode="moves" only')
-    if isinstance(max_moves, bool) or not isinstance(max_moves, int | np.integer):
+        if max_moves is not None:
+            raise ValueError('max_moves applies to action_mode="moves" only')
+        if look_ahead:
+            raise ValueError('look_ahead applies to action_mode="moves" only')
+        return
+    k = DEFAULT_MAX_MOVES if max_moves is None else max_moves
+    if isinstance(k, bool) or not isinstance(k, int | np.integer):
         raise ValueError(f"max_moves must be an int in 1..{MAX_MAX_MOVES}, got {max_moves!r}")
-    if not 1 <= max_moves <= MAX_MAX_MOVES:
+    if not 1 <= k <= MAX_MAX_MOVES:
         raise ValueError(f"max_moves must be in 1..{MAX_MAX_MOVES}, got {max_moves}")
+    if isinstance(look_ahead, bool) or not isinstance(look_ahead, int | np.integer):
+        raise ValueError(
+            f"look_ahead must be an int in 0..{k} (rows looked at), got {look_ahead!r}"
+        )
+    if not 0 <= look_ahead <= k:
+        raise ValueError(
+            f"look_ahead must be in 0..{k} (rows looked at, at most max_moves), got {look_ahead}"
+        )
 
 
-def observation_size(max_moves: int) -> int:
-    return NUM_POSITION_FEATURES + max_moves * NUM_ROW_FEATURES
+def row_width(look_ahead: int = 0) -> int:
+    """Columns a row has: 28, and the look's 7 when ``look_ahead`` > 0 (columns.py)."""
+    return NUM_ROW_FEATURES + (NUM_LOOK_AHEAD_COLUMNS if look_ahead else 0)
 
 
-def split_observation(obs, max_moves: int) -> tuple:
-    """(position ``(..., 86)``, rows ``(..., K, 28)``) of an observation or a batch of them
-    (numpy arrays or torch tensors)."""
+def observation_size(max_moves: int, look_ahead: int = 0) -> int:
+    return NUM_POSITION_FEATURES + max_moves * row_width(look_ahead)
+
+
+def split_observation(obs, max_moves: int, look_ahead: int = 0) -> tuple:
+    """(position ``(..., 86)``, rows ``(..., K, columns)``) of an observation or a batch of
+    them (numpy arrays or torch tensors)."""
     position = obs[..., :NUM_POSITION_FEATURES]
-    rows = obs[..., NUM_POSITION_FEATURES:].reshape(*obs.shape[:-1], max_moves, NUM_ROW_FEATURES)
-    return position, rows
+    shape = (*obs.shape[:-1], max_moves, row_width(look_ahead))
+    return position, obs[..., NUM_POSITION_FEATURES:].reshape(shape)
 
 
 class MoveTable:
@@ -111,13 +134,26 @@ class MoveTable:
         return len(self._keep)
 
 
-def move_table(pos: Position, max_moves: int) -> MoveTable:
-    """The legal moves of ``pos`` as the mode shows them."""
-    found = move_rows(pos)
+def move_table(
+    pos: Position, max_moves: int, look_ahead: int = 0, rng: random.Random | None = None
+) -> MoveTable:
+    """The legal moves of ``pos`` as the mode shows them; with ``look_ahead`` N, the first N
+    rows looked at two moves ahead, ``rng`` dealing the hidden tiles (columns.py)."""
+    found = move_rows(pos, extra=NUM_LOOK_AHEAD_COLUMNS if look_ahead else 0)
     n_place = found.num_placements
     order = np.argsort(-found.points[:n_place], kind="stable")
-    order = np.concatenate([order, np.arange(n_place, len(found))])
-    return MoveTable(found, order[:max_moves], pos)
+    order = np.concatenate([order, np.arange(n_place, len(found))])[:max_moves]
+    if look_ahead and len(pos.board):  # the opening: nothing on the table to look at
+        if rng is None:
+            raise ValueError("a look ahead deals the hidden tiles: give it an rng")
+        first = order[:look_ahead]
+        ahead = TurnLookAhead(pos, rng, LookAhead(shortlist=look_ahead))
+        looked, values, _ = look_at(ahead, found, first)
+        found.features[looked, COL_AHEAD : COL_AHEAD + NUM_VALUES] = (
+            values[:, :NUM_VALUES] / AHEAD_SCALE
+        )
+        found.features[first, COL_LOOKED] = 1.0
+    return MoveTable(found, order, pos)
 
 
 def position_features(pos: Position) -> np.ndarray:
@@ -139,9 +175,11 @@ def position_features(pos: Position) -> np.ndarray:
     return out
 
 
-def observation(pos: Position, table: MoveTable | None, max_moves: int) -> np.ndarray:
+def observation(
+    pos: Position, table: MoveTable | None, max_moves: int, look_ahead: int = 0
+) -> np.ndarray:
     """The flat observation: the position, then the table's rows (none: all zero)."""
-    obs = np.zeros(observation_size(max_moves), dtype=np.float32)
+    obs = np.zeros(observation_size(max_moves, look_ahead), dtype=np.float32)
     obs[:NUM_POSITION_FEATURES] = position_features(pos)
     if table is not None:
         rows = table.rows

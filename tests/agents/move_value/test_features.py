@@ -12,10 +12,10 @@ import torch
 
 from agents.move_value.agent import select
 from agents.move_value.features import FEATURES, NUM_MOVE_FEATURES, POINT_SCALE, candidates
-from agents.move_value.look_ahead import LookAhead
 from agents.move_value.network import MoveValueNet
 from qwirkle_env import Board, Color, Shape, Tile
 from qwirkle_env.engine.lines import mask_of
+from qwirkle_env.rows.look_ahead import LookAhead
 from qwirkle_env.rows.position import Position, chance_opponent_holds
 from qwirkle_env.view import PlayerView
 from tests.conftest import game_at

@@ -19,7 +19,6 @@ from agents.move_value.features import (
     candidates,
 )
 from agents.move_value.fit import fit, regret
-from agents.move_value.look_ahead import LookAhead
 from agents.move_value.network import MoveValueNet, ValueNetConfig
 from agents.move_value.rollout_values import (
     RolloutConfig,
@@ -36,6 +35,7 @@ from agents.scripted.baselines import GreedyAgent
 from agents.scripted.search import greedy_rollout
 from qwirkle_cli import commands as cli
 from qwirkle_env.engine.game import Game
+from qwirkle_env.rows.look_ahead import LookAhead
 from qwirkle_env.rows.position import Position
 from qwirkle_env.view import PlayerView
 

@@ -13,13 +13,13 @@ import torch
 from agents.checkpoint import load_checkpoint, save_checkpoint
 from agents.evaluation.harness import play_game
 from agents.move_value.features import FEATURES, NUM_BASE_FEATURES, candidates
-from agents.move_value.look_ahead import LookAhead
 from agents.move_value.network import MoveValueNet, ValueNetConfig
 from agents.move_value.run import env_options
 from agents.move_value.td import TDConfig
 from agents.registry import make_agent
 from agents.tile_ppo.network import NetConfig, PolicyValueNet
 from qwirkle_cli import commands as cli
+from qwirkle_env.rows.look_ahead import LookAhead
 from qwirkle_env.rows.position import Position
 from tests.conftest import ROOT, game_at
 
@@ -176,7 +176,7 @@ FORKED_MATCH = """
 import sys, torch
 from agents.checkpoint import save_checkpoint
 from agents.evaluation.harness import run_tournament
-from agents.move_value.look_ahead import LookAhead
+from qwirkle_env.rows.look_ahead import LookAhead
 from agents.move_value.run import env_options
 from agents.move_value.network import MoveValueNet, ValueNetConfig
 torch.set_num_threads(2)

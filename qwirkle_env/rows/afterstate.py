@@ -24,8 +24,8 @@ from typing import Protocol
 
 import numpy as np
 
-from qwirkle_env.engine.board import Board
-from qwirkle_env.engine.compiled import (
+from ..engine.board import Board
+from ..engine.compiled import (
     ANCHOR_WIDTH,
     BEST,
     COMPILED,
@@ -46,9 +46,9 @@ from qwirkle_env.engine.compiled import (
     walk_fitted,
     walk_stack,
 )  # fmt: skip
-from qwirkle_env.jit import kernel, lowest_bit, njit
-from qwirkle_env.rows.kernels import chance_of_holding
-from qwirkle_env.spec import END_BONUS, HAND_SIZE, MAX_LINE, NUM_TYPES
+from ..jit import kernel, lowest_bit, njit
+from ..spec import END_BONUS, HAND_SIZE, MAX_LINE, NUM_TYPES
+from .kernels import chance_of_holding
 
 __all__ = ["LOOK_WIDTH", "NUM_VALUES", "SPOT_WIDTH", "Turn", "values_after"]
 

@@ -1,4 +1,4 @@
-"""The compiled look ahead (agents/move_value/afterstate.py) against the Python one on a
+"""The compiled look ahead (qwirkle_env/rows/afterstate.py) against the Python one on a
 board copy (TurnLookAhead.reference_values): the same six numbers and spots by type,
 exactly, with one top-up of our hand or several, for every
 move of positions from 2-, 3- and 4-player games, the bag empty included."""
@@ -10,13 +10,13 @@ import random
 import numpy as np
 import pytest
 
-from agents.move_value.afterstate import values_after
 from agents.move_value.features import candidates
-from agents.move_value.look_ahead import LookAhead, TurnLookAhead
 from qwirkle_env import Game, Placement
 from qwirkle_env.engine.board import Board
 from qwirkle_env.engine.compiled import COMPILED
 from qwirkle_env.engine.placements import rows_of
+from qwirkle_env.rows.afterstate import values_after
+from qwirkle_env.rows.look_ahead import LookAhead, TurnLookAhead
 from qwirkle_env.rows.position import Position
 
 pytestmark = pytest.mark.skipif(not COMPILED, reason="the compiled look needs numba")

@@ -1,4 +1,4 @@
-"""The look ahead's expectations without dealing (agents.move_value.look_ahead): exact for a known
+"""The look ahead's expectations without dealing (qwirkle_env.rows.look_ahead): exact for a known
 hand, weighted by chance for an unknown one."""
 
 from __future__ import annotations
@@ -8,17 +8,17 @@ import random
 import numpy as np
 import pytest
 
-from agents.move_value.afterstate import SPOT_WIDTH
 from agents.move_value.features import FEATURES, POINT_SCALE, candidates
-from agents.move_value.look_ahead import (
+from qwirkle_env import Board, Color, Shape, Tile
+from qwirkle_env.engine.lines import mask_of
+from qwirkle_env.rows.afterstate import SPOT_WIDTH
+from qwirkle_env.rows.look_ahead import (
     TYPE_FEATURES,
     LookAhead,
     TurnLookAhead,
     expected_best_tile,
     type_spots,
 )
-from qwirkle_env import Board, Color, Shape, Tile
-from qwirkle_env.engine.lines import mask_of
 from qwirkle_env.rows.position import Position, chance_opponent_holds
 from tests.conftest import game_at
 

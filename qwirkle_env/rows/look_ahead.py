@@ -22,20 +22,20 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agents.move_value.afterstate import LOOK_WIDTH, NUM_VALUES, SPOT_WIDTH, values_after
-from qwirkle_env.engine.board import LEN_H, LEN_V, Board
-from qwirkle_env.engine.hand import HAND_SIZE, remove_tiles
-from qwirkle_env.engine.lines import ids_of, line_points, mask_of
-from qwirkle_env.engine.placements import row_items, rows_of
-from qwirkle_env.rows.columns import POINT_SCALE
-from qwirkle_env.rows.position import Position, chance_opponent_holds
-from qwirkle_env.spec import COPIES, END_BONUS, MAX_LINE, NUM_COLORS, NUM_SHAPES, NUM_TYPES
+from ..engine.board import LEN_H, LEN_V, Board
+from ..engine.hand import HAND_SIZE, remove_tiles
+from ..engine.lines import ids_of, line_points, mask_of
+from ..engine.moves import Placement
+from ..engine.placements import row_items, rows_of
+from ..spec import COPIES, END_BONUS, MAX_LINE, NUM_COLORS, NUM_SHAPES, NUM_TYPES
+from .afterstate import LOOK_WIDTH, NUM_VALUES, SPOT_WIDTH, values_after
+from .columns import COL_GOES_OUT, LOOK_AHEAD_COLUMNS, POINT_SCALE
+from .moverows import MoveRows
+from .position import Position, chance_opponent_holds
 
-# The values a look returns, in this order (points, or 0/1 for reply_goes_out).
-LOOK_AHEAD_FEATURES = (
-    "reply_points", "reply_goes_out", "next_points",  # dealt
-    "reply_expected", "next_kept", "next_expected",  # without dealing
-)  # fmt: skip
+# The values a look returns, in this order (points, or 0/1 for reply_goes_out): the look's
+# columns of a row (columns.py) but its flag.
+LOOK_AHEAD_FEATURES = LOOK_AHEAD_COLUMNS[:NUM_VALUES]
 assert len(LOOK_AHEAD_FEATURES) == NUM_VALUES
 # What the look says of each tile type after the move (``TurnLookAhead.type_block``): the
 # network reads these per type with one shared encoder, so that what it learns of one type
@@ -67,6 +67,9 @@ class LookAhead:
 
 
 DEFAULT_LOOK_AHEAD = LookAhead()
+# what the look's values are divided by in a row: points by POINT_SCALE, the 0/1 flag by 1
+AHEAD_SCALE = np.array([1.0 if name.endswith("goes_out") else POINT_SCALE
+                        for name in LOOK_AHEAD_FEATURES])  # fmt: skip
 
 
 class TurnLookAhead:
@@ -264,3 +267,33 @@ def expected_best_tile(board: Board, chance: list[float]) -> float:
         if none_yet < 1e-6:
             break
     return expected
+
+
+def look_at(
+    ahead: TurnLookAhead, found: MoveRows, rows: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Looks at these rows of ``found`` (``ahead``'s turn): (the rows looked at, their look
+    (``LOOK_WIDTH`` values each: LOOK_AHEAD_FEATURES in points, then the spots), the tiles
+    each keeps by type). A move that goes out ends the game: nothing to look at, so it is
+    left out."""
+    rows = np.asarray(rows, np.int64)
+    over = (rows < found.num_placements) & (found.features[rows, COL_GOES_OUT] != 0)
+    looked = rows[~over]
+    kept = np.zeros((len(looked), NUM_TYPES), np.int64)
+    if not len(looked):
+        return looked, np.zeros((0, LOOK_WIDTH)), kept
+    if ahead.board.code_grid is None:  # a table beyond any grid: the Python look
+        moves = []
+        for i in looked.tolist():
+            move = found.move(i)
+            moves.append((move.items if isinstance(move, Placement) else (), found.kept(i)))
+        values = ahead.values_of(moves)
+        for j, (_, keep) in enumerate(moves):
+            np.add.at(kept[j], np.array(keep, np.int64), 1)
+    else:
+        arrays, taken = found.move_arrays(looked)
+        values = ahead.values_of_rows(arrays, taken)
+        kept[:] = ahead.hand_counts
+        for j, i in np.argwhere(taken >= 0).tolist():
+            kept[j, taken[j, i]] -= 1
+    return looked, values, kept
