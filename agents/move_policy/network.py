@@ -17,6 +17,7 @@ when a library does not hand it over.
 from __future__ import annotations
 
 import math
+import random
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -28,13 +29,15 @@ from agents.base import PlanningAgent
 from agents.checkpoint import MOVES_FORMAT
 from agents.net_agent import NetAgent
 from qwirkle_env.engine.moves import Move
-from qwirkle_env.rows.columns import NUM_ROW_FEATURES, POINT_SCALE, ROW_FEATURES
+from qwirkle_env.rows.columns import POINT_SCALE, ROW_FEATURES, row_columns
 from qwirkle_env.rows.position import Position
 from qwirkle_env.rows.table import (
     DEFAULT_MAX_MOVES,
     NUM_POSITION_FEATURES,
+    check_moves_options,
     move_table,
     observation,
+    row_width,
     split_observation,
 )
 from qwirkle_env.spec import MASKED_LOGIT
@@ -43,10 +46,12 @@ from qwirkle_env.view import PlayerView
 POINTS = ROW_FEATURES.index("points")
 
 
-def layout() -> dict:
+def layout(look_ahead: int = 0) -> dict:
     """What a checkpoint records of the env's observation, to refuse one trained on
-    another layout."""
-    return {"row_features": list(ROW_FEATURES), "position_features": NUM_POSITION_FEATURES}
+    another layout (a checkpoint from before the look ahead records no ``look_ahead``)."""
+    found = {"row_features": list(row_columns(look_ahead)),
+             "position_features": NUM_POSITION_FEATURES}  # fmt: skip
+    return {**found, "look_ahead": look_ahead} if look_ahead else found
 
 
 @dataclass
@@ -63,6 +68,9 @@ class MovePolicyConfig:
     # position's value is their mean under the policy: the critic's regression then
     # teaches the row network what each move is worth, as TD learning of afterstates does.
     value_per_logit: float = 0.0
+    # The env's look_ahead (rows looked at two moves ahead, qwirkle_env.rows.columns): the
+    # rows it reads have 35 columns instead of 28.
+    look_ahead: int = 0
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -84,13 +92,14 @@ class MovePolicyNet(nn.Module):
         self.config = config = config or MovePolicyConfig()
         if config.layers < 1 or config.hidden < 1 or config.max_moves < 1:
             raise ValueError(f"unusable move-policy config {config}")
+        check_moves_options("moves", config.max_moves, config.look_ahead)
         for name in ("points_prior", "value_per_logit"):
             value = getattr(config, name)
             if not (math.isfinite(value) and value >= 0):
                 raise ValueError(f"{name} must be a finite number >= 0, got {config}")
         h = config.hidden
         self.position_in = nn.Linear(NUM_POSITION_FEATURES, h)
-        self.row_in = nn.Linear(NUM_ROW_FEATURES, h, bias=False)
+        self.row_in = nn.Linear(row_width(config.look_ahead), h, bias=False)
         self.rows = nn.ModuleList(nn.Linear(h, h) for _ in range(config.layers - 1))
         self.logit = nn.Linear(h, 1)
         self.value = (
@@ -111,7 +120,7 @@ class MovePolicyNet(nn.Module):
         self, obs: torch.Tensor, mask: torch.Tensor | None = None
     ) -> tuple[torch.Tensor, torch.Tensor]:
         obs = obs.float()
-        position, rows = split_observation(obs, self.config.max_moves)
+        position, rows = split_observation(obs, self.config.max_moves, self.config.look_ahead)
         if mask is None:
             mask = rows.abs().amax(dim=-1) > 0
         batch, row = mask.bool().nonzero(as_tuple=True)
@@ -142,14 +151,18 @@ class MovePolicyAgent(NetAgent, PlanningAgent):
 
     name = "move-policy"
 
+    def reset(self, seat: int, num_players: int, seed: int | None = None) -> None:
+        super().reset(seat, num_players, seed)
+        self.look_rng = random.Random(seed)  # deals the look ahead's hidden tiles
+
     @torch.no_grad()
     def choose(self, view: PlayerView) -> Move:
         pos = Position.of_view(view)
-        k = self.net.config.max_moves
-        table = move_table(pos, k)
+        k, ahead = self.net.config.max_moves, self.net.config.look_ahead
+        table = move_table(pos, k, ahead, self.look_rng)
         if not len(table):
             raise RuntimeError("no legal move in this view: is it this agent's turn?")
-        obs = torch.from_numpy(observation(pos, table, k))[None]
+        obs = torch.from_numpy(observation(pos, table, k, ahead))[None]
         mask = torch.from_numpy(np.arange(k) < len(table))[None]
         logits, _ = self.net(obs, mask)
         if self.greedy:
@@ -164,10 +177,11 @@ def move_policy_agent_of(
 ) -> MovePolicyAgent:
     """A MovePolicyAgent, once the checkpoint's observation layout is checked against this
     version's."""
-    trained_on = {k: (meta.get("env") or {}).get(k) for k in layout()}
-    if trained_on != layout():
+    shows = layout(net.config.look_ahead)
+    trained_on = {k: (meta.get("env") or {}).get(k) for k in shows}
+    if trained_on != shows:
         raise ValueError(
             f"checkpoint {path} was trained on a move-mode observation laid out as "
-            f"{trained_on!r}; this version's env shows {layout()!r}: retrain it"
+            f"{trained_on!r}; this version's env shows {shows!r}: retrain it"
         )
     return MovePolicyAgent(net, greedy=greedy, meta=meta)

@@ -173,7 +173,8 @@ def quick_match(
         if g % 2 == 0:
             deal = rng.randrange(2**31)
         me = g % 2
-        env = raw_env(num_players=2, action_mode="moves", max_moves=net.config.max_moves)
+        config = net.config
+        env = raw_env(action_mode="moves", max_moves=config.max_moves, look_ahead=config.look_ahead)
         env.reset(seed=deal)
         other = make_agent(opponent)
         other.reset(1 - me, 2, rng.randrange(2**31))
@@ -206,8 +207,9 @@ class Curve:
         games: int = 40,
         checkpoint: str | Path | None = None,
         save: tuple[str, dict] | None = None,
+        seed: int = 1,
     ) -> None:
-        self.checkpoint, self.save = checkpoint, save
+        self.checkpoint, self.save, self.seed = checkpoint, save, seed
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.opponent, self.games = opponent, games
@@ -219,7 +221,7 @@ class Curve:
     def point(self, net: MovePolicyNet, env_steps: int) -> dict:
         """A quick match of ``net``; at the step count of the previous point (the last
         update happens after the last steps are collected), it replaces that point."""
-        found = quick_match(net, self.opponent, self.games)
+        found = quick_match(net, self.opponent, self.games, self.seed)
         row = (env_steps, time.perf_counter() - self.start, found["win_rate"], found["margin"])
         if self.rows and self.rows[-1][0] == env_steps:
             self.rows[-1] = row
@@ -267,7 +269,8 @@ def plot_curves(csv_paths: dict[str, str | Path], out: str | Path, opponent: str
 
 def export(net: MovePolicyNet, path: str | Path, library: str, train: dict, steps: int) -> Path:
     """The trained network as a project checkpoint (format ``qwirkle-move-policy``)."""
-    options = {**layout(), "max_moves": net.config.max_moves, "library": library}
+    config = net.config
+    options = {**layout(config.look_ahead), "max_moves": config.max_moves, "library": library}
     return save_checkpoint(path, net, options, train, step=steps)
 
 

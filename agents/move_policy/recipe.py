@@ -1,0 +1,205 @@
+"""What the three Q-learning recipes over the move rows share: their options, checked in
+one place before any library starts, their defaults, and the network they train.
+
+The recipes (``examples/sb3_dqn.py``, ``examples/tianshou_dqn.py``, ``examples/rllib_dqn.py``)
+learn as DRRN and DouZero do: one network scores each (position, row) pair, and the score is
+the move's value, learned by Q-learning from the env's "margin" reward. It starts as greedy
+(a points prior: a move's value is first the points it scores) and reads the env's look
+ahead (``look_ahead=N``, the columns the learned agents read). docs/integrations.md has the
+runs that chose the defaults.
+
+Every option is refused here, with what is allowed, before training starts: a recipe parses
+its command line with ``q_recipe_parser`` and gets a ``QRecipe`` back from ``q_recipe``,
+whatever library trains it. Seat counts and feature options are checked by the env's own
+checks, so a recipe accepts exactly what the env has.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from dataclasses import asdict, dataclass, fields
+
+import gymnasium
+import torch
+
+from agents.move_policy.network import MovePolicyConfig, MovePolicyNet
+from qwirkle_env.rows.table import check_moves_options, split_observation
+from qwirkle_env.spec import ENV_ID, check_table_options
+
+# The env's "margin" reward is in points; a tenth of it keeps values near 1.
+REWARD_SCALE = 0.1
+
+
+@dataclass(frozen=True)
+class QRecipe:
+    """One Q-learning run over the move rows. Each field's comment is its --help text."""
+
+    steps: int = 1_000_000  # env steps (learner turns) at most
+    minutes: float = 55.0  # stop after this many minutes of wall time, whatever --steps says
+    players: int = 2  # seats per game; every other seat is --opponent
+    opponent: str = "greedy"  # the other seats' agent spec (agents.registry)
+    look_ahead: int = 16  # rows the env looks at two moves ahead (0: the 28 columns only)
+    max_moves: int = 256  # K, the rows of the table
+    hidden: int = 64  # width of the row network
+    lr: float = 5e-4  # Adam learning rate
+    gamma: float = 1.0  # discount; the game is short and ends
+    n_step: int = 3  # the returns' horizon, in learner turns
+    batch: int = 64  # transitions per gradient step
+    buffer: int = 50_000  # transitions the replay keeps
+    learning_starts: int = 2_000  # env steps collected before the first update
+    train_every: int = 8  # env steps between gradient steps
+    target_every: int = 500  # gradient steps between copies to the target network
+    eps_start: float = 0.1  # epsilon-greedy exploration (a random legal row), at first
+    eps_end: float = 0.01  # ... after --eps-steps
+    eps_steps: int = 200_000  # env steps over which epsilon falls
+    envs: int = 4  # games stepped together
+    seed: int = 0  # random seed
+    eval_every: int = 50_000  # env steps between learning-curve points
+    eval_games: int = 100  # games per curve point (deal seeds 101-110: choices only)
+    out: str = ""  # the checkpoint; its curve goes beside it
+
+    def __post_init__(self) -> None:
+        problems = []
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.type in ("int", "float") and (
+                isinstance(value, bool) or not isinstance(value, int | float)
+            ):
+                problems.append(f"{f.name} must be a number, got {value!r}")
+        if problems:
+            raise ValueError("; ".join(problems))
+        at_least_one = ("steps", "max_moves", "hidden", "n_step", "batch", "buffer",
+                        "train_every", "target_every", "eps_steps", "envs", "eval_every",
+                        "eval_games")  # fmt: skip
+        for name in at_least_one:
+            if getattr(self, name) < 1:
+                problems.append(f"{name} must be >= 1, got {getattr(self, name)}")
+        if self.learning_starts < 0:
+            problems.append(f"learning_starts must be >= 0, got {self.learning_starts}")
+        for name in ("minutes", "lr"):
+            value = getattr(self, name)
+            if not (math.isfinite(value) and value > 0):
+                problems.append(f"{name} must be a finite number > 0, got {value}")
+        for name in ("gamma", "eps_start", "eps_end"):
+            value = getattr(self, name)
+            if not (math.isfinite(value) and 0 <= value <= 1):
+                problems.append(f"{name} must be in [0, 1], got {value}")
+        if self.buffer < self.batch:
+            problems.append(f"buffer ({self.buffer}) must hold at least a batch ({self.batch})")
+        if self.hidden > 4096:
+            problems.append(f"hidden must be at most 4096, got {self.hidden}")
+        for check in (
+            lambda: check_table_options(self.players, 21, "margin"),
+            lambda: check_moves_options("moves", self.max_moves, self.look_ahead),
+        ):
+            try:
+                check()
+            except ValueError as e:
+                problems.append(str(e))
+        if problems:
+            raise ValueError("; ".join(problems))
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    def net(self) -> MovePolicyNet:
+        """The network, untrained: it plays greedy (each row's value is first its points,
+        in reward units), and reads the env's look ahead."""
+        config = MovePolicyConfig(
+            max_moves=self.max_moves,
+            hidden=self.hidden,
+            points_prior=REWARD_SCALE,
+            look_ahead=self.look_ahead,
+        )
+        return MovePolicyNet(config)
+
+    def epsilon(self, env_steps: int) -> float:
+        """Exploration at this step: falling linearly from eps_start to eps_end."""
+        done = min(1.0, env_steps / self.eps_steps)
+        return self.eps_start + (self.eps_end - self.eps_start) * done
+
+    def make_env(self, **extra) -> gymnasium.Env:
+        """One learner seat against ``opponent`` in the whole-move mode, reward the margin
+        scaled by REWARD_SCALE."""
+        env = gymnasium.make(
+            ENV_ID,
+            opponent=self.opponent,
+            num_players=self.players,
+            action_mode="moves",
+            max_moves=self.max_moves,
+            look_ahead=self.look_ahead,
+            seat=None,
+            reward="margin",
+            **extra,
+        )
+        return gymnasium.wrappers.TransformReward(env, lambda r: r * REWARD_SCALE)
+
+
+def row_values(net: MovePolicyNet, obs: torch.Tensor) -> torch.Tensor:
+    """The rows' values for a library's Q-learning: the network's, masked where a row
+    holds no move, and 0 for every row after the game's end (no row holds a move there),
+    so that a target never reads a masked value."""
+    q, _ = net(obs.float())
+    _, rows = split_observation(obs, net.config.max_moves, net.config.look_ahead)
+    any_move = (rows.abs().amax(dim=-1) > 0).any(dim=1, keepdim=True)
+    return torch.where(any_move, q, torch.zeros_like(q))
+
+
+HELP = {
+    "steps": "env steps (learner turns) at most",
+    "minutes": "stop after this many minutes of wall time, whatever --steps says",
+    "players": "seats per game (2-4); every other seat plays --opponent",
+    "opponent": "the other seats' agent spec (greedy, heuristic, ckpt:PATH, ...)",
+    "look_ahead": "rows the env looks at two moves ahead (0: the 28 columns only)",
+    "max_moves": "K, the rows of the table",
+    "hidden": "width of the row network",
+    "lr": "Adam learning rate",
+    "gamma": "discount (the game ends: 1 is fine)",
+    "n_step": "the returns' horizon, in learner turns",
+    "batch": "transitions per gradient step",
+    "buffer": "transitions the replay keeps",
+    "learning_starts": "env steps collected before the first update",
+    "train_every": "env steps between gradient steps",
+    "target_every": "gradient steps between copies to the target network",
+    "eps_start": "epsilon-greedy exploration (a random legal row) at first",
+    "eps_end": "... after --eps-steps",
+    "eps_steps": "env steps over which epsilon falls",
+    "envs": "games stepped together",
+    "seed": "random seed",
+    "eval_every": "env steps between learning-curve points",
+    "eval_games": "games per learning-curve point (on deal seeds 101-110)",
+    "out": "the checkpoint; its curve goes beside it",
+}
+
+
+def q_recipe_parser(description: str, out: str, **defaults) -> argparse.ArgumentParser:
+    """The command line of a Q-learning recipe: every QRecipe field as an option (a
+    recipe's own ``defaults`` override the shared ones), plus ``--smoke``."""
+    base = QRecipe()
+    p = argparse.ArgumentParser(
+        description=description, formatter_class=argparse.ArgumentDefaultsHelpFormatter
+    )
+    p.add_argument("--smoke", action="store_true", help="a run of a few hundred steps")
+    for f in fields(QRecipe):
+        default = defaults.get(f.name, out if f.name == "out" else getattr(base, f.name))
+        kind = {"int": int, "float": float}.get(f.type, str)
+        p.add_argument("--" + f.name.replace("_", "-"), type=kind, default=default,
+                       help=HELP[f.name])  # fmt: skip
+    return p
+
+
+SMOKE = {"steps": 300, "learning_starts": 64, "batch": 16, "buffer": 256, "eval_every": 150,
+         "eval_games": 2, "envs": 2, "eps_steps": 300}  # fmt: skip
+
+
+def q_recipe(args: argparse.Namespace) -> QRecipe:
+    """The recipe the command line asks for, or SystemExit saying every option that is
+    wrong and what is allowed: before any library starts."""
+    chosen = {f.name: getattr(args, f.name) for f in fields(QRecipe)}
+    if args.smoke:
+        chosen.update(SMOKE)
+    try:
+        return QRecipe(**chosen)
+    except ValueError as e:
+        raise SystemExit(f"error: {e}") from None
