@@ -145,6 +145,9 @@ def main() -> None:
             make = lambda n=n: raw_env(num_players=n, action_mode="moves")  # noqa: E731
             rows.append((f"moves mode raw_env, {n} players, Python rows", make, True, python_us))
             rows.append((f"moves mode raw_env, {n} players", make, False, compiled_us))
+        for n in (2, 3, 4):  # the look two moves ahead at the 16 best rows (recipes' default)
+            make = lambda n=n: raw_env(num_players=n, action_mode="moves", look_ahead=16)  # noqa: E731
+            rows.append((f"moves mode, look_ahead=16, {n} players", make, False, None))
     rows = [row if len(row) == 4 else (*row, False, None) for row in rows]
     if args.only in ("all", "tiles"):
         try:

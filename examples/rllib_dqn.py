@@ -12,6 +12,11 @@ value), and its epsilon-greedy exploration draws among the legal rows. At every 
 and at the end the network is exported to the project's checkpoint format: it plays as
 ``ckpt:PATH`` without Ray.
 
+``--opponent self`` is self-play on the PettingZoo env itself, for 2, 3 or 4 players
+(``--players``): every seat plays the one module and every seat's turns train it (RLlib's
+multi-agent episodes give each seat its own next observation and the rewards it got in
+between). Its curve is against greedy in every other seat.
+
 Ray starts only on loopback: the program re-executes itself in a private network namespace
 first (examples/ray_loopback.py) and starts its own local instance with at most 2 CPUs.
 """
@@ -25,11 +30,25 @@ import torch
 from tqdm import tqdm
 
 from agents.move_policy.network import MovePolicyConfig, MovePolicyNet
-from agents.move_policy.recipe import QRecipe, q_recipe, q_recipe_parser, row_values
+from agents.move_policy.recipe import (
+    REWARD_SCALE,
+    QRecipe,
+    q_recipe,
+    q_recipe_parser,
+    row_values,
+)
 from agents.move_policy.training import Curve, export
+from qwirkle_env.multi_agent import MultiAgentDictEnv
 from qwirkle_env.spec import MASKED_LOGIT
 
 CURVE_SEED = 101  # the curve's deals: seeds 101-110 are the ones choices are made on
+MODULE = {False: "default_policy", True: "shared"}  # the module's id, by self-play
+
+
+def flat(obs):
+    """The flat observation: the one-seat view gives it, the self-play env's dict holds it
+    under "observations"."""
+    return obs["observations"] if isinstance(obs, dict) else obs
 
 
 def build(recipe: QRecipe):
@@ -41,7 +60,9 @@ def build(recipe: QRecipe):
     )
     from ray.rllib.core.columns import Columns
     from ray.rllib.core.learner.utils import make_target_network
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+    from ray.rllib.env.multi_agent_env import MultiAgentEnv
     from ray.rllib.utils.schedules.scheduler import Scheduler
     from ray.tune.registry import register_env
 
@@ -66,10 +87,10 @@ def build(recipe: QRecipe):
             return [(self.net, self._target_net)]
 
         def compute_q_values(self, batch: dict) -> dict:
-            return {QF_PREDS: row_values(self.net, batch[Columns.OBS])}
+            return {QF_PREDS: row_values(self.net, flat(batch[Columns.OBS]))}
 
         def forward_target(self, batch: dict) -> dict:
-            return {QF_PREDS: row_values(self._target_net, batch[Columns.OBS])}
+            return {QF_PREDS: row_values(self._target_net, flat(batch[Columns.OBS]))}
 
         def get_initial_state(self) -> dict:
             return {}
@@ -84,17 +105,35 @@ def build(recipe: QRecipe):
             drawn = torch.multinomial(legal, 1).squeeze(1)
             return {Columns.ACTIONS: torch.where(explore, drawn, q.argmax(dim=1))}
 
-    register_env("qwirkle_rows", lambda config: QRecipe(**config).make_env())
+    class RowsMultiEnv(MultiAgentDictEnv, MultiAgentEnv):
+        """Self-play: the PettingZoo env as an RLlib MultiAgentEnv, every seat the
+        learner's, its margin rewards scaled as in the one-seat view."""
+
+        def __init__(self, config: dict) -> None:
+            MultiAgentEnv.__init__(self)
+            MultiAgentDictEnv.__init__(self, **config)
+
+        def step(self, action_dict):
+            obs, rewards, *done = super().step(action_dict)
+            return (obs, {a: r * REWARD_SCALE for a, r in rewards.items()}, *done)
+
+    if recipe.self_play:
+        env_config = {"num_players": recipe.players, "action_mode": "moves", "reward": "margin",
+                      "max_moves": recipe.max_moves, "look_ahead": recipe.look_ahead}  # fmt: skip
+        register_env("qwirkle_rows", lambda config: RowsMultiEnv(config))
+    else:
+        env_config = recipe.to_dict()
+        register_env("qwirkle_rows", lambda config: QRecipe(**config).make_env())
     net = recipe.net().config
     model = {"max_moves": net.max_moves, "hidden": net.hidden,
              "points_prior": net.points_prior, "look_ahead": net.look_ahead}  # fmt: skip
     epsilon = [(0, recipe.eps_start), (recipe.eps_steps, recipe.eps_end)]
+    replay = "MultiAgentEpisodeReplayBuffer" if recipe.self_play else "EpisodeReplayBuffer"
     config = (
         DQNConfig()
-        .environment("qwirkle_rows", env_config=recipe.to_dict(), disable_env_checking=True)
+        .environment("qwirkle_rows", env_config=env_config, disable_env_checking=True)
         .env_runners(num_env_runners=0, num_envs_per_env_runner=recipe.envs)
         .learners(num_learners=0)
-        .rl_module(rl_module_spec=RLModuleSpec(module_class=RowsDQNModule, model_config=model))
         .training(
             lr=recipe.lr,
             gamma=recipe.gamma,
@@ -104,7 +143,7 @@ def build(recipe: QRecipe):
             training_intensity=recipe.batch / recipe.train_every,
             target_network_update_freq=recipe.target_every * recipe.train_every,
             num_steps_sampled_before_learning_starts=recipe.learning_starts,
-            replay_buffer_config={"type": "EpisodeReplayBuffer", "capacity": recipe.buffer},
+            replay_buffer_config={"type": replay, "capacity": recipe.buffer},
             double_q=True,
             dueling=False,
             num_atoms=1,
@@ -113,12 +152,20 @@ def build(recipe: QRecipe):
         )
         .debugging(seed=recipe.seed)
     )
+    spec = RLModuleSpec(module_class=RowsDQNModule, model_config=model)
+    if recipe.self_play:  # one module, "shared", plays every seat
+        config = config.multi_agent(
+            policies={MODULE[True]}, policy_mapping_fn=lambda agent, episode, **kw: MODULE[True]
+        ).rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={MODULE[True]: spec}))
+    else:
+        config = config.rl_module(rl_module_spec=spec)
     return config.build_algo()
 
 
 def learner_net(algo, recipe: QRecipe) -> MovePolicyNet:
     """A copy of the learner's Q-network."""
-    (state,) = algo.learner_group.get_weights(module_ids=["default_policy"]).values()
+    module = MODULE[recipe.self_play]
+    (state,) = algo.learner_group.get_weights(module_ids=[module]).values()
     net = recipe.net()
     weights = {k.removeprefix("net."): torch.as_tensor(v) for k, v in state.items()
                if k.startswith("net.")}  # fmt: skip
@@ -129,7 +176,7 @@ def learner_net(algo, recipe: QRecipe) -> MovePolicyNet:
 def main() -> None:
     parser = q_recipe_parser(__doc__.split("\n")[0], "runs/rllib_dqn/rllib_dqn.pt")
     args = parser.parse_args()
-    recipe = q_recipe(args)  # every option checked before Ray starts anything
+    recipe = q_recipe(args, self_play=True)  # every option checked before Ray starts anything
     from ray_loopback import reexec_on_loopback  # beside this file; stdlib only
 
     run = reexec_on_loopback(need_namespace=True)  # exec: what follows runs in the namespace
@@ -150,7 +197,7 @@ def main() -> None:
         train = {"library": "ray rllib DQN", **recipe.to_dict()}
         curve_path = recipe.out.removesuffix(".pt") + "_curve.csv"
         curve = Curve(curve_path, "greedy", recipe.eval_games, recipe.out, ("rllib", train),
-                      seed=CURVE_SEED)  # fmt: skip
+                      seed=CURVE_SEED, players=recipe.players)  # fmt: skip
         print(f"training for {recipe.steps} env steps or {recipe.minutes:g} minutes, "
               f"whichever comes first; a {recipe.eval_games}-game curve point every "
               f"{recipe.eval_every} steps", flush=True)  # fmt: skip

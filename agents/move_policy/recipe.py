@@ -24,11 +24,13 @@ import gymnasium
 import torch
 
 from agents.move_policy.network import MovePolicyConfig, MovePolicyNet
+from agents.registry import make_agent
 from qwirkle_env.rows.table import check_moves_options, split_observation
 from qwirkle_env.spec import ENV_ID, check_table_options
 
 # The env's "margin" reward is in points; a tenth of it keeps values near 1.
 REWARD_SCALE = 0.1
+SELF = "self"  # --opponent self: every seat plays the learner (examples/rllib_dqn.py)
 
 
 @dataclass(frozen=True)
@@ -38,7 +40,7 @@ class QRecipe:
     steps: int = 1_000_000  # env steps (learner turns) at most
     minutes: float = 55.0  # stop after this many minutes of wall time, whatever --steps says
     players: int = 2  # seats per game; every other seat is --opponent
-    opponent: str = "greedy"  # the other seats' agent spec (agents.registry)
+    opponent: str = "greedy"  # the other seats' agent spec, or "self" (RLlib's self-play)
     look_ahead: int = 16  # rows the env looks at two moves ahead (0: the 28 columns only)
     max_moves: int = 256  # K, the rows of the table
     hidden: int = 64  # width of the row network
@@ -97,8 +99,17 @@ class QRecipe:
                 check()
             except ValueError as e:
                 problems.append(str(e))
+        if self.opponent != SELF:
+            try:
+                make_agent(self.opponent)
+            except (ValueError, OSError) as e:
+                problems.append(f"opponent: {e}")
         if problems:
             raise ValueError("; ".join(problems))
+
+    @property
+    def self_play(self) -> bool:
+        return self.opponent == SELF
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -150,7 +161,8 @@ HELP = {
     "steps": "env steps (learner turns) at most",
     "minutes": "stop after this many minutes of wall time, whatever --steps says",
     "players": "seats per game (2-4); every other seat plays --opponent",
-    "opponent": "the other seats' agent spec (greedy, heuristic, ckpt:PATH, ...)",
+    "opponent": "the other seats' agent spec (greedy, heuristic, ckpt:PATH, ...), or 'self' "
+    "(RLlib's recipe: every seat plays and learns)",
     "look_ahead": "rows the env looks at two moves ahead (0: the 28 columns only)",
     "max_moves": "K, the rows of the table",
     "hidden": "width of the row network",
@@ -193,13 +205,20 @@ SMOKE = {"steps": 300, "learning_starts": 64, "batch": 16, "buffer": 256, "eval_
          "eval_games": 2, "envs": 2, "eps_steps": 300}  # fmt: skip
 
 
-def q_recipe(args: argparse.Namespace) -> QRecipe:
+def q_recipe(args: argparse.Namespace, self_play: bool = False) -> QRecipe:
     """The recipe the command line asks for, or SystemExit saying every option that is
-    wrong and what is allowed: before any library starts."""
+    wrong and what is allowed: before any library starts. ``self_play``: whether this
+    library's recipe can play every seat with the learner (``--opponent self``)."""
     chosen = {f.name: getattr(args, f.name) for f in fields(QRecipe)}
     if args.smoke:
         chosen.update(SMOKE)
     try:
-        return QRecipe(**chosen)
+        recipe = QRecipe(**chosen)
     except ValueError as e:
         raise SystemExit(f"error: {e}") from None
+    if recipe.self_play and not self_play:
+        raise SystemExit(
+            "error: opponent 'self' (every seat learning) is examples/rllib_dqn.py's; this "
+            "recipe plays one seat against an agent spec (greedy, heuristic, ckpt:PATH, ...)"
+        )
+    return recipe

@@ -22,7 +22,6 @@ from agents.checkpoint import load_checkpoint, save_checkpoint
 from agents.move_policy.network import MovePolicyNet, layout
 from agents.registry import make_agent
 from qwirkle_env import raw_env
-from qwirkle_env.spec import win_reward
 
 # The SB3 and Tianshou recipes' defaults: PPO made to learn as the TD learner does
 # (docs/integrations.md has the runs that chose them). The rows' logits are afterstate
@@ -159,25 +158,28 @@ def announce(args: argparse.Namespace, limit_minutes: float | None) -> None:
 
 @torch.no_grad()
 def quick_match(
-    net: MovePolicyNet, opponent: str = "greedy", games: int = 40, seed: int = 1
+    net: MovePolicyNet, opponent: str = "greedy", games: int = 40, seed: int = 1, players: int = 2
 ) -> dict:
-    """The policy's argmax against ``opponent`` in 2-player games through the move-mode
-    env, deals duplicated (game 2k and 2k+1 share a deal, seats swapped): win share (ties
-    count half) and mean margin. A learning-curve point, not a strength figure: those come
-    from the duplicate-deal harness (``agents.evaluation.harness``)."""
+    """The policy's argmax against ``opponent`` in every other seat, through the move-mode
+    env, each deal played ``players`` times with the policy in each seat in turn: its win
+    share (a shared win counts its share) and mean margin over the best other seat. A
+    learning-curve point, not a strength figure: those come from the duplicate-deal
+    harness (``agents.evaluation.harness``)."""
     was_training = net.training
     net.eval()
     rng = random.Random(seed)
+    config = net.config
     wins, margins = [], []
     for g in range(games):
-        if g % 2 == 0:
+        if g % players == 0:
             deal = rng.randrange(2**31)
-        me = g % 2
-        config = net.config
-        env = raw_env(action_mode="moves", max_moves=config.max_moves, look_ahead=config.look_ahead)
+        me = g % players
+        env = raw_env(num_players=players, action_mode="moves", max_moves=config.max_moves,
+                      look_ahead=config.look_ahead)  # fmt: skip
         env.reset(seed=deal)
-        other = make_agent(opponent)
-        other.reset(1 - me, 2, rng.randrange(2**31))
+        others = {s: make_agent(opponent) for s in range(players) if s != me}
+        for s, other in others.items():
+            other.reset(s, players, rng.randrange(2**31))
         while not env.game.over:
             if env.game.current == me:
                 obs = env.observe(env.agent_selection)
@@ -187,10 +189,13 @@ def quick_match(
                 )
                 env.step(int(logits.argmax(dim=1)))
             else:
+                other = others[env.game.current]
                 env.step_move(other.choose(env.player_view(observe=False)))
         scores = env.game.scores
-        wins.append((win_reward(scores, me) + 1) / 2)
-        margins.append(scores[me] - scores[1 - me])
+        top = max(scores)
+        winners = [s for s in range(players) if scores[s] == top]
+        wins.append(1 / len(winners) if me in winners else 0.0)
+        margins.append(scores[me] - max(scores[s] for s in others))
     net.train(was_training)
     return {"win_rate": float(np.mean(wins)), "margin": float(np.mean(margins)), "games": games}
 
@@ -208,8 +213,9 @@ class Curve:
         checkpoint: str | Path | None = None,
         save: tuple[str, dict] | None = None,
         seed: int = 1,
+        players: int = 2,
     ) -> None:
-        self.checkpoint, self.save, self.seed = checkpoint, save, seed
+        self.checkpoint, self.save, self.seed, self.players = checkpoint, save, seed, players
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.opponent, self.games = opponent, games
@@ -221,7 +227,7 @@ class Curve:
     def point(self, net: MovePolicyNet, env_steps: int) -> dict:
         """A quick match of ``net``; at the step count of the previous point (the last
         update happens after the last steps are collected), it replaces that point."""
-        found = quick_match(net, self.opponent, self.games, self.seed)
+        found = quick_match(net, self.opponent, self.games, self.seed, self.players)
         row = (env_steps, time.perf_counter() - self.start, found["win_rate"], found["margin"])
         if self.rows and self.rows[-1][0] == env_steps:
             self.rows[-1] = row
@@ -238,30 +244,36 @@ class Curve:
             export(net, self.checkpoint, library, info, env_steps)
         print(
             f"[curve] {env_steps} env steps, {row[1]:.0f} s: {found['win_rate']:.1%} of "
-            f"{self.games} games against {self.opponent}, margin {found['margin']:+.1f}",
+            f"{self.games} {self.players}-player games against {self.opponent}, "
+            f"margin {found['margin']:+.1f}",
             flush=True,
         )
         return found
 
 
 def plot_curves(csv_paths: dict[str, str | Path], out: str | Path, opponent: str = "greedy"):
-    """One figure of several runs' curves (label -> CSV written by ``Curve``)."""
+    """One figure of several runs' curves (label -> CSV written by ``Curve``): win share
+    against env steps on the left, against wall time on the right, since a user judges an
+    env by both."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(7, 4))
+    fig, (by_steps, by_time) = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
     for label, path in csv_paths.items():
         with Path(path).open() as f:
             rows = list(csv.DictReader(f))
-        steps = [int(r["env_steps"]) for r in rows]
-        ax.plot(steps, [100 * float(r["win_rate"]) for r in rows], marker="o", label=label)
-    ax.axhline(50, color="grey", lw=0.8, ls="--")
-    ax.set_xlabel("env steps (learner turns)")
-    ax.set_ylabel(f"win % against {opponent} (quick match)")
-    ax.legend()
-    ax.grid(alpha=0.3)
+        win = [100 * float(r["win_rate"]) for r in rows]
+        by_steps.plot([int(r["env_steps"]) for r in rows], win, marker="o", label=label)
+        by_time.plot([float(r["wall_s"]) / 60 for r in rows], win, marker="o", label=label)
+    by_steps.set_xlabel("env steps (learner turns)")
+    by_time.set_xlabel("wall time (minutes)")
+    by_steps.set_ylabel(f"win % against {opponent} (quick match)")
+    for ax in (by_steps, by_time):
+        ax.axhline(50, color="grey", lw=0.8, ls="--")
+        ax.grid(alpha=0.3)
+    by_steps.legend()
     fig.tight_layout()
     fig.savefig(out, dpi=120)
     plt.close(fig)

@@ -1,0 +1,36 @@
+"""The RL-library recipes' learning curves, from the CSVs they write beside their checkpoints:
+win share against greedy by env steps and by wall time.
+
+    python scripts/plot_recipe_curves.py SB3=docs/data/sb3_dqn_curve.csv \\
+        Tianshou=docs/data/tianshou_dqn_curve.csv RLlib=docs/data/rllib_dqn_curve.csv \\
+        --out docs/images/dqn_curves.png
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from agents.move_policy.training import plot_curves  # noqa: E402
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("curves", nargs="+", help="LABEL=CSV, one per run")
+    p.add_argument("--out", required=True, help="the PNG to write")
+    args = p.parse_args()
+    found = {}
+    for item in args.curves:
+        label, sep, path = item.partition("=")
+        if not sep or not label or not Path(path).is_file():
+            raise SystemExit(f"{item!r}: give LABEL=CSV with an existing curve file")
+        found[label] = path
+    plot_curves(found, args.out)
+    print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()
