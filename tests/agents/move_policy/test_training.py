@@ -13,7 +13,9 @@ from agents.move_policy import training
 def test_a_point_at_the_previous_step_count_replaces_it(tmp_path, monkeypatch):
     results = iter([0.25, 0.5, 0.75])
     monkeypatch.setattr(
-        training, "quick_match", lambda net, opp, games: {"win_rate": next(results), "margin": 1.0}
+        training,
+        "quick_match",
+        lambda net, opp, games, seed, players: {"win_rate": next(results), "margin": 1.0},
     )
     curve = training.Curve(tmp_path / "curve.csv", games=2)
     curve.point(None, 0)
