@@ -37,11 +37,10 @@ from agents.move_policy.recipe import (
     q_recipe_parser,
     row_values,
 )
-from agents.move_policy.training import Curve, export
+from agents.move_policy.training import export
 from qwirkle_env.multi_agent import MultiAgentDictEnv
 from qwirkle_env.spec import MASKED_LOGIT
 
-CURVE_SEED = 101  # the curve's deals: seeds 101-110 are the ones choices are made on
 MODULE = {False: "default_policy", True: "shared"}  # the module's id, by self-play
 
 
@@ -195,12 +194,8 @@ def main() -> None:
     try:
         algo = build(recipe)
         train = {"library": "ray rllib DQN", **recipe.to_dict()}
-        curve_path = recipe.out.removesuffix(".pt") + "_curve.csv"
-        curve = Curve(curve_path, "greedy", recipe.eval_games, recipe.out, ("rllib", train),
-                      seed=CURVE_SEED, players=recipe.players)  # fmt: skip
-        print(f"training for {recipe.steps} env steps or {recipe.minutes:g} minutes, "
-              f"whichever comes first; a {recipe.eval_games}-game curve point every "
-              f"{recipe.eval_every} steps", flush=True)  # fmt: skip
+        curve = recipe.curve("rllib", train)
+        recipe.announce()
         start = time.perf_counter()
         curve.point(learner_net(algo, recipe), 0)
         steps, next_point = 0, recipe.eval_every

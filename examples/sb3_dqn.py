@@ -31,8 +31,6 @@ from agents.move_policy.recipe import QRecipe, q_recipe, q_recipe_parser, row_va
 from agents.move_policy.training import Curve, export
 from qwirkle_env.rows.table import split_observation
 
-CURVE_SEED = 101  # the curve's deals: seeds 101-110 are the ones choices are made on
-
 
 class RowsQNetwork(QNetwork):
     """SB3's Q-network made of ``MovePolicyNet``: a value per row, the empty rows masked
@@ -90,16 +88,14 @@ class Progress(BaseCallback):
         return time.perf_counter() < self.deadline
 
 
-def main() -> None:
-    parser = q_recipe_parser(__doc__.split("\n")[0], "runs/sb3_dqn/sb3_dqn.pt")
-    args = parser.parse_args()
-    recipe = q_recipe(args)  # every option checked before SB3 starts anything
-    torch.set_num_threads(1)
+def build(recipe: QRecipe) -> LegalDQN:
+    """SB3's DQN on ``recipe.envs`` games of the one-seat view; its network is
+    ``model.q_net.rows``."""
     torch.manual_seed(recipe.seed)
     np.random.seed(recipe.seed)
     envs = DummyVecEnv([recipe.make_env for _ in range(recipe.envs)])
     envs.seed(recipe.seed)
-    model = LegalDQN(
+    return LegalDQN(
         RowsPolicy,
         envs,
         learning_rate=recipe.lr,
@@ -118,14 +114,18 @@ def main() -> None:
         seed=recipe.seed,
         device="cpu",
     )
+
+
+def main() -> None:
+    parser = q_recipe_parser(__doc__.split("\n")[0], "runs/sb3_dqn/sb3_dqn.pt")
+    args = parser.parse_args()
+    recipe = q_recipe(args)  # every option checked before SB3 starts anything
+    torch.set_num_threads(1)
+    model = build(recipe)
     net = model.q_net.rows
     train = {"library": "stable-baselines3 DQN", **recipe.to_dict()}
-    curve_path = recipe.out.removesuffix(".pt") + "_curve.csv"
-    curve = Curve(curve_path, "greedy", recipe.eval_games, recipe.out, ("sb3", train),
-                  seed=CURVE_SEED)  # fmt: skip
-    print(f"training for {recipe.steps} env steps or {recipe.minutes:g} minutes, whichever "
-          f"comes first; a {recipe.eval_games}-game curve point every {recipe.eval_every} "
-          "steps", flush=True)  # fmt: skip
+    curve = recipe.curve("sb3", train)
+    recipe.announce()
     start = time.perf_counter()
     curve.point(net, 0)
     model.learn(total_timesteps=recipe.steps, callback=Progress(recipe, curve), progress_bar=True)

@@ -30,9 +30,7 @@ from torch import nn
 
 from agents.move_policy.network import MovePolicyNet
 from agents.move_policy.recipe import q_recipe, q_recipe_parser
-from agents.move_policy.training import Curve, export
-
-CURVE_SEED = 101  # the curve's deals: seeds 101-110 are the ones choices are made on
+from agents.move_policy.training import export
 
 
 class WithMask(gymnasium.ObservationWrapper):
@@ -85,9 +83,7 @@ def main() -> None:
     envs.seed(recipe.seed)
     net = recipe.net()
     train = {"library": "tianshou DQN", **recipe.to_dict()}
-    curve_path = recipe.out.removesuffix(".pt") + "_curve.csv"
-    curve = Curve(curve_path, "greedy", recipe.eval_games, recipe.out, ("tianshou", train),
-                  seed=CURVE_SEED)  # fmt: skip
+    curve = recipe.curve("tianshou", train)
     action_space = spaces.Discrete(recipe.max_moves)
     policy = DiscreteQLearningPolicy(
         model=QRows(net), action_space=action_space, eps_training=recipe.eps_start
@@ -115,9 +111,7 @@ def main() -> None:
         if time.perf_counter() > deadline:
             raise TimeUp  # Tianshou's own stop criterion needs a test collector
 
-    print(f"training for {recipe.steps} env steps or {recipe.minutes:g} minutes, whichever "
-          f"comes first; a {recipe.eval_games}-game curve point every {recipe.eval_every} "
-          "steps", flush=True)  # fmt: skip
+    recipe.announce()
     start = time.perf_counter()
     deadline = start + 60 * recipe.minutes
     curve.point(net, 0)

@@ -24,6 +24,7 @@ import gymnasium
 import torch
 
 from agents.move_policy.network import MovePolicyConfig, MovePolicyNet
+from agents.move_policy.training import Curve
 from agents.registry import make_agent
 from qwirkle_env.rows.table import check_moves_options, split_observation
 from qwirkle_env.spec import ENV_ID, check_table_options
@@ -31,6 +32,7 @@ from qwirkle_env.spec import ENV_ID, check_table_options
 # The env's "margin" reward is in points; a tenth of it keeps values near 1.
 REWARD_SCALE = 0.1
 SELF = "self"  # --opponent self: every seat plays the learner (examples/rllib_dqn.py)
+CURVE_SEED = 101  # the curves' deals: seeds 101-110 are the ones choices are made on
 
 
 @dataclass(frozen=True)
@@ -124,6 +126,18 @@ class QRecipe:
             look_ahead=self.look_ahead,
         )
         return MovePolicyNet(config)
+
+    def announce(self) -> None:
+        """Says before a run starts how long it may take."""
+        print(f"training for {self.steps} env steps or {self.minutes:g} minutes, whichever "
+              f"comes first; a {self.eval_games}-game curve point every {self.eval_every} "
+              "steps", flush=True)  # fmt: skip
+
+    def curve(self, library: str, train: dict) -> Curve:
+        """The run's learning curve, beside its checkpoint; each point exports the network."""
+        path = self.out.removesuffix(".pt") + "_curve.csv"
+        return Curve(path, "greedy", self.eval_games, self.out, (library, train),
+                     seed=CURVE_SEED, players=self.players)  # fmt: skip
 
     def epsilon(self, env_steps: int) -> float:
         """Exploration at this step: falling linearly from eps_start to eps_end."""
