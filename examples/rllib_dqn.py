@@ -134,7 +134,7 @@ def build(recipe: QRecipe):
         .env_runners(num_env_runners=0, num_envs_per_env_runner=recipe.envs)
         .learners(num_learners=0)
         .training(
-            lr=recipe.lr,
+            lr=[[0, recipe.lr], [recipe.steps, recipe.lr * recipe.lr_factor(1.0)]],
             gamma=recipe.gamma,
             n_step=recipe.n_step,
             train_batch_size_per_learner=recipe.batch,

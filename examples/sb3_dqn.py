@@ -98,7 +98,8 @@ def build(recipe: QRecipe) -> LegalDQN:
     return LegalDQN(
         RowsPolicy,
         envs,
-        learning_rate=recipe.lr,
+        # SB3 passes the share of total_timesteps (--steps) still to come
+        learning_rate=lambda remaining: recipe.lr * recipe.lr_factor(1.0 - remaining),
         buffer_size=recipe.buffer,
         learning_starts=recipe.learning_starts,
         batch_size=recipe.batch,

@@ -22,14 +22,15 @@ import torch
 from gymnasium import spaces
 from tianshou.algorithm import DQN
 from tianshou.algorithm.modelfree.dqn import DiscreteQLearningPolicy
-from tianshou.algorithm.optim import AdamOptimizerFactory
+from tianshou.algorithm.optim import AdamOptimizerFactory, LRSchedulerFactory
 from tianshou.data import Collector, CollectStats, VectorReplayBuffer
 from tianshou.env import DummyVectorEnv
 from tianshou.trainer import OffPolicyTrainerParams
 from torch import nn
+from torch.optim.lr_scheduler import LambdaLR
 
 from agents.move_policy.network import MovePolicyNet
-from agents.move_policy.recipe import q_recipe, q_recipe_parser
+from agents.move_policy.recipe import QRecipe, q_recipe, q_recipe_parser
 from agents.move_policy.training import export
 
 
@@ -68,6 +69,18 @@ class Replay(VectorReplayBuffer):
         return bool(self[self.last_index].hasnull())
 
 
+class LinearLR(LRSchedulerFactory):
+    """The recipe's learning rate, falling linearly over its gradient steps (Tianshou steps
+    the scheduler at every update)."""
+
+    def __init__(self, recipe: QRecipe) -> None:
+        self.recipe = recipe
+        self.updates = max(1, recipe.steps // recipe.train_every)
+
+    def create_scheduler(self, optim: torch.optim.Optimizer) -> LambdaLR:
+        return LambdaLR(optim, lambda k: self.recipe.lr_factor(k / self.updates))
+
+
 class TimeUp(Exception):
     """Raised between collect steps once the run's --minutes are spent."""
 
@@ -90,7 +103,7 @@ def main() -> None:
     )
     algorithm = DQN(
         policy=policy,
-        optim=AdamOptimizerFactory(lr=recipe.lr),
+        optim=AdamOptimizerFactory(lr=recipe.lr).with_lr_scheduler_factory(LinearLR(recipe)),
         gamma=recipe.gamma,
         n_step_return_horizon=recipe.n_step,
         target_update_freq=recipe.target_every,

@@ -47,6 +47,7 @@ class QRecipe:
     max_moves: int = 256  # K, the rows of the table
     hidden: int = 64  # width of the row network
     lr: float = 5e-4  # Adam learning rate
+    lr_end: float | None = None  # the learning rate at --steps, reached linearly (None: --lr)
     gamma: float = 1.0  # discount; the game is short and ends
     n_step: int = 3  # the returns' horizon, in learner turns
     batch: int = 64  # transitions per gradient step
@@ -81,7 +82,11 @@ class QRecipe:
                 problems.append(f"{name} must be >= 1, got {getattr(self, name)}")
         if self.learning_starts < 0:
             problems.append(f"learning_starts must be >= 0, got {self.learning_starts}")
-        for name in ("minutes", "lr"):
+        if self.lr_end is not None and (
+            isinstance(self.lr_end, bool) or not isinstance(self.lr_end, int | float)
+        ):
+            problems.append(f"lr_end must be a number, got {self.lr_end!r}")
+        for name in ("minutes", "lr") + (() if self.lr_end is None else ("lr_end",)):
             value = getattr(self, name)
             if not (math.isfinite(value) and value > 0):
                 problems.append(f"{name} must be a finite number > 0, got {value}")
@@ -139,6 +144,11 @@ class QRecipe:
         return Curve(path, "greedy", self.eval_games, self.out, (library, train),
                      seed=CURVE_SEED, players=self.players)  # fmt: skip
 
+    def lr_factor(self, done: float) -> float:
+        """The learning rate over --lr when ``done`` (0 to 1) of --steps are behind."""
+        end = self.lr if self.lr_end is None else self.lr_end
+        return 1.0 + (end / self.lr - 1.0) * min(1.0, max(0.0, done))
+
     def epsilon(self, env_steps: int) -> float:
         """Exploration at this step: falling linearly from eps_start to eps_end."""
         done = min(1.0, env_steps / self.eps_steps)
@@ -181,6 +191,7 @@ HELP = {
     "max_moves": "K, the rows of the table",
     "hidden": "width of the row network",
     "lr": "Adam learning rate",
+    "lr_end": "the learning rate at --steps, reached linearly from --lr (default: --lr)",
     "gamma": "discount (the game ends: 1 is fine)",
     "n_step": "the returns' horizon, in learner turns",
     "batch": "transitions per gradient step",
@@ -209,7 +220,7 @@ def q_recipe_parser(description: str, out: str, **defaults) -> argparse.Argument
     p.add_argument("--smoke", action="store_true", help="a run of a few hundred steps")
     for f in fields(QRecipe):
         default = defaults.get(f.name, out if f.name == "out" else getattr(base, f.name))
-        kind = {"int": int, "float": float}.get(f.type, str)
+        kind = {"int": int, "float": float, "float | None": float}.get(f.type, str)
         p.add_argument("--" + f.name.replace("_", "-"), type=kind, default=default,
                        help=HELP[f.name])  # fmt: skip
     return p

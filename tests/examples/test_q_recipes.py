@@ -38,6 +38,7 @@ BAD = [
     (["--lr", "nan"], "lr must be a finite number > 0, got nan"),
     (["--lr=-1e-3"], "lr must be a finite number > 0"),
     (["--gamma", "1.5"], "gamma must be in [0, 1], got 1.5"),
+    (["--lr-end=0"], "lr_end must be a finite number > 0, got 0.0"),
     (["--eps-start", "-0.1"], "eps_start must be in [0, 1]"),
     (["--players", "5"], "num_players must be"),
     (["--look-ahead", "300"], "look_ahead must be in 0..256"),
