@@ -1,5 +1,6 @@
 """The RL-library recipes' learning curves, from the CSVs they write beside their checkpoints:
-win share against greedy by env steps and by wall time.
+win share against greedy by env steps and by wall time, and each run's learning speed (its
+learner turns a second, and the minutes until its curve first passes 55%).
 
     python scripts/plot_recipe_curves.py SB3=docs/data/sb3_dqn_curve.csv \\
         Tianshou=docs/data/tianshou_dqn_curve.csv RLlib=docs/data/rllib_dqn_curve.csv \\
@@ -9,12 +10,15 @@ win share against greedy by env steps and by wall time.
 from __future__ import annotations
 
 import argparse
+import csv
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents.move_policy.training import plot_curves  # noqa: E402
+
+PASS = 0.55  # the learning-speed mark: a curve point above this share against greedy
 
 
 def main() -> None:
@@ -30,6 +34,17 @@ def main() -> None:
         found[label] = path
     plot_curves(found, args.out)
     print(f"wrote {args.out}")
+    print("| run | env steps | wall | learner turns/s | first point above 55% |")
+    print("|---|---|---|---|---|")
+    for label, path in found.items():
+        with open(path, newline="") as f:
+            rows = [{k: float(v) for k, v in row.items()} for row in csv.DictReader(f)]
+        last = rows[-1]
+        above = next((r for r in rows if r["win_rate"] > PASS), None)
+        passed = (f"{above['wall_s'] / 60:.1f} min ({above['env_steps']:,.0f} steps, "
+                  f"{above['win_rate']:.1%})" if above else "never")  # fmt: skip
+        print(f"| {label} | {last['env_steps']:,.0f} | {last['wall_s'] / 60:.1f} min | "
+              f"{last['env_steps'] / last['wall_s']:.0f} | {passed} |")  # fmt: skip
 
 
 if __name__ == "__main__":
