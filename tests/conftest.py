@@ -204,6 +204,19 @@ def rewards_of_a_random_game(e, rng) -> dict:
     return totals
 
 
+# A game with an exported RLlib checkpoint in a Python where any import of Ray fails: the
+# checkpoint plays as ckpt:PATH without the library (python -c PLAY_WITHOUT_RAY PATH).
+PLAY_WITHOUT_RAY = """
+import sys
+sys.modules["ray"] = None  # any import of Ray now fails
+from agents.evaluation.harness import play_game
+result = play_game(["ckpt:" + sys.argv[1], "greedy"], env_seed=3, agent_seeds=[0, 1])
+assert result["end"] == "rules", result
+assert not any(m == "ray" or m.startswith("ray.") for m in sys.modules if sys.modules[m])
+print("played", result["scores"])
+"""
+
+
 def load_example(name: str) -> ModuleType:
     """Imports examples/NAME.py (not a package) as module NAME, as running it there would."""
     spec = importlib.util.spec_from_file_location(name, EXAMPLES / f"{name}.py")

@@ -13,8 +13,7 @@ import pytest
 
 from agents.checkpoint import load_checkpoint
 from agents.move_policy.network import MovePolicyNet
-from tests.conftest import EXAMPLES, load_example
-from tests.examples.test_rllib_moves import PLAY_WITHOUT_RAY
+from tests.conftest import EXAMPLES, PLAY_WITHOUT_RAY, load_example
 
 ROOT = EXAMPLES.parent
 

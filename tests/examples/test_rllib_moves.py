@@ -19,7 +19,7 @@ import pytest
 from agents.checkpoint import load_checkpoint
 from agents.evaluation.harness import play_game
 from agents.move_policy.network import MovePolicyNet, layout
-from tests.conftest import EXAMPLES, load_example
+from tests.conftest import EXAMPLES, PLAY_WITHOUT_RAY, load_example
 
 ROOT = EXAMPLES.parent
 SHIPPED = ROOT / "checkpoints" / "rllib_moves.pt"
@@ -61,17 +61,6 @@ def test_shipped_checkpoint_plays_without_ray():
     assert {k: meta["env"][k] for k in layout()} == layout()
     result = play_game([f"ckpt:{SHIPPED}", "greedy"], env_seed=5, agent_seeds=[0, 1])
     assert result["end"] == "rules" and sum(result["moves"]) > 10
-
-
-PLAY_WITHOUT_RAY = """
-import sys
-sys.modules["ray"] = None  # any import of Ray now fails
-from agents.evaluation.harness import play_game
-result = play_game(["ckpt:" + sys.argv[1], "greedy"], env_seed=3, agent_seeds=[0, 1])
-assert result["end"] == "rules", result
-assert not any(m == "ray" or m.startswith("ray.") for m in sys.modules if sys.modules[m])
-print("played", result["scores"])
-"""
 
 
 def test_smoke_run_stays_on_loopback_and_exports(tmp_path):
