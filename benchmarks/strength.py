@@ -14,7 +14,10 @@ learned agent was never tuned on), each against a target from the issues:
 - the learned agent vs its own starting point (the untrained network, which plays as
   greedy): the ablation, its interval above 50%;
 - the learned agent against greedy in every other seat of 3- and 4-player games: a win
-  share above 1/n.
+  share above 1/n;
+- the RL libraries' shipped policies (checkpoints/*_dqn.pt, *_moves.pt) against greedy,
+  2-player, and RLlib's 3- and 4-player self-play policies against greedy in every other
+  seat (docs/integrations.md); they report on the seed their issue names (``--seed``).
 
 Prints each table, then writes the Markdown page with the tables, the verdicts and the
 command. The full results (CSV, JSON, plots) go under ``runs/strength/``.
@@ -92,13 +95,23 @@ def matches(budget: float, learned: str, untrained: str, quick: bool) -> list[di
                target=f"{name}'s whole-move policy wins >= 55% (one ply, no search)",
                ok=lambda row: row["win_rate"] >= 0.55)
           for lib, name in LIBRARIES if Path(f"checkpoints/{lib}_moves.pt").is_file()],
+        *[dict(agents=[f"ckpt:checkpoints/{lib}_dqn.pt", "greedy"], games=400,
+               target=f"{name}'s Q-learning policy over the rows wins >= 62% (one ply, no "
+               "search; the best of the three >= 67%)", ok=lambda row: row["win_rate"] >= 0.62)
+          for lib, name in LIBRARIES if Path(f"checkpoints/{lib}_dqn.pt").is_file()],
+        *[dict(agents=[f"ckpt:checkpoints/rllib_dqn_{n}p.pt", *["greedy"] * (n - 1)],
+               games=400, players=n, target=f"RLlib's {n}-player self-play policy: a win share "
+               f">= 1.25/{n} ({125 / n:.1f}%) against greedy in every other seat",
+               ok=lambda row, n=n: row["win_rate"] >= 1.25 / n)
+          for n in (3, 4) if Path(f"checkpoints/rllib_dqn_{n}p.pt").is_file()],
     ] if not quick else [
         dict(m, games=max(2, int(m["games"] * scale)))
         for m in matches(budget, learned, untrained, False)
     ]  # fmt: skip
 
 
-# The RL-library recipes' exported policies (examples/*_moves.py, docs/integrations.md).
+# The RL-library recipes' exported policies (examples/*_dqn.py, and the earlier PPO recipes
+# examples/*_moves.py; docs/integrations.md).
 LIBRARIES = (("sb3", "Stable-Baselines3"), ("tianshou", "Tianshou"), ("rllib", "RLlib"))
 
 
