@@ -65,6 +65,11 @@ SHIPPED = {  # registry name -> its file among the shipped checkpoints (docs/lea
     "sb3-moves": "sb3_moves.pt",  # the whole-move policy, trained by each RL library
     "tianshou-moves": "tianshou_moves.pt",
     "rllib-moves": "rllib_moves.pt",
+    "sb3-dqn": "sb3_dqn.pt",  # the Q-learning policies over the rows (docs/integrations.md)
+    "tianshou-dqn": "tianshou_dqn.pt",
+    "rllib-dqn": "rllib_dqn.pt",
+    "rllib-dqn-3p": "rllib_dqn_3p.pt",  # RLlib's self-play, every seat learning, 3 players
+    "rllib-dqn-4p": "rllib_dqn_4p.pt",
 }
 RENAMED = {"qwirkle_ppo.pt": "learned"}  # shipped files renamed since: old name -> spec
 MAX_SPEC = 1000  # characters
