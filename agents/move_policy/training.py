@@ -251,10 +251,15 @@ class Curve:
         return found
 
 
-def plot_curves(csv_paths: dict[str, str | Path], out: str | Path, opponent: str = "greedy"):
+def plot_curves(
+    csv_paths: dict[str, str | Path],
+    out: str | Path,
+    opponent: str = "greedy",
+    players: tuple[int, ...] = (2,),
+):
     """One figure of several runs' curves (label -> CSV written by ``Curve``): win share
     against env steps on the left, against wall time on the right, since a user judges an
-    env by both."""
+    env by both. The dashed lines are the even shares, 1/n for each seat count n."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -271,7 +276,8 @@ def plot_curves(csv_paths: dict[str, str | Path], out: str | Path, opponent: str
     by_time.set_xlabel("wall time (minutes)")
     by_steps.set_ylabel(f"win % against {opponent} (quick match)")
     for ax in (by_steps, by_time):
-        ax.axhline(50, color="grey", lw=0.8, ls="--")
+        for n in set(players):
+            ax.axhline(100 / n, color="grey", lw=0.8, ls="--")
         ax.grid(alpha=0.3)
     by_steps.legend()
     fig.tight_layout()

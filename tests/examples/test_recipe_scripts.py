@@ -40,7 +40,20 @@ def test_curves_give_a_picture_and_the_learning_speed(tmp_path, monkeypatch, cap
     plot_recipe_curves.main()
     assert out.stat().st_size > 1000
     said = capsys.readouterr().out
-    assert "| A | 50,000 | 4.0 min | 208 | 4.0 min (50,000 steps, 61.0%) |" in said
+    assert "| A | 50,000 | 4.0 min | 208 | 55.0%: 4.0 min (50,000 steps, 61.0%) |" in said
+    # with 3 seats the mark is 1.25/3, which the start already passes
+    monkeypatch.setattr(sys, "argv", ["plot", f"A={curve}", "--out", str(out), "--players", "3"])
+    plot_recipe_curves.main()
+    assert "| 41.7%: 0.0 min (0 steps, 47.0%) |" in capsys.readouterr().out
+
+
+def test_a_seat_count_for_each_curve_or_one_for_all(tmp_path, monkeypatch):
+    curve = tmp_path / "a_curve.csv"
+    curve.write_text("env_steps,wall_s,win_rate,margin\n0,1.0,0.47,-1.0\n")
+    argv = ["plot", f"A={curve}", f"B={curve}", "--out", "x.png", "--players", "2", "3", "4"]
+    monkeypatch.setattr(sys, "argv", argv)
+    with pytest.raises(SystemExit, match="one for each of the 2 curves; got 3"):
+        plot_recipe_curves.main()
 
 
 def test_a_missing_curve_is_named(tmp_path, monkeypatch):
