@@ -49,9 +49,13 @@ def trained(spec: str, players: int = 2) -> tuple[str, str]:
         return (base + (f" ({options})" if options else ""), "none")
     rec = _train_record(path)
     if "library" in rec:
+        how = rec["library"]
+        opponent = rec.get("opponent")  # the Q recipes' record: "self" or an agent spec
+        if opponent and "self-play" not in how:
+            how += f" ({rec.get('players', 2)}-player self-play)" if opponent == "self" else (
+                f" (against {opponent})")  # fmt: skip
         steps = rec.get("env_steps")
-        return (f"{rec['library']}, {steps:,} env steps" if steps else rec["library"],
-                _duration(rec.get("wall_s")))  # fmt: skip
+        return (f"{how}, {steps:,} env steps" if steps else how, _duration(rec.get("wall_s")))
     if "rollout_values" in rec:
         return ("1-ply network fitted to the search's simulated move values (rollout-values)",
                 _duration(rec.get("wall_s")))  # fmt: skip

@@ -8,7 +8,7 @@ import pytest
 
 from agents.benchmark import ladder, protocol
 from agents.benchmark.bench import BenchError, allocate, bench, rating_text
-from agents.benchmark.leaderboard import leaderboard
+from agents.benchmark.leaderboard import leaderboard, trained
 from agents.benchmark.paired import paired
 from agents.benchmark.report import save_bench
 from tests.conftest import bot_file, small_ladder
@@ -162,6 +162,14 @@ def test_the_leaderboard_places_a_benched_agent(tmp_path, monkeypatch):
     assert "`learned`" in lines[1] and "bench: 1050 to 1150" in lines[1]
     assert "rollout-values" in lines[1]
     assert "`greedy`" in lines[2] and "`random`" in lines[3]
+
+
+def test_the_leaderboard_says_how_a_q_recipe_policy_was_trained():
+    assert trained("rllib-dqn-3p", 3) == (
+        "ray rllib DQN (3-player self-play), 172,854 env steps",
+        "55 min",
+    )
+    assert trained("tianshou-dqn")[0].startswith("tianshou DQN (against greedy), ")
 
 
 def test_a_notebook_passes_its_function_itself(tmp_path, monkeypatch):
