@@ -160,8 +160,12 @@ def test_strength_benchmark_quick_run(tmp_path) -> None:
            "--processes", "1", "--out", str(out), "--runs", str(tmp_path / "runs")]  # fmt: skip
     subprocess.run(cmd, cwd=root, check=True, capture_output=True, timeout=600)
     page = out.read_text()
-    libraries = sum((root / f"checkpoints/{lib}_moves.pt").is_file() for lib, _ in LIBRARIES)
+    shipped = [f"{lib}_{kind}.pt" for lib, _ in LIBRARIES for kind in ("moves", "dqn")]
+    shipped += ["rllib_dqn_3p.pt", "rllib_dqn_4p.pt"]
+    libraries = sum((root / "checkpoints" / name).is_file() for name in shipped)
     assert page.count("Target: ") == 15 + libraries and "duplicate deals" in page
+    if (root / "checkpoints" / "rllib_dqn_3p.pt").is_file():
+        assert "### ckpt:checkpoints/rllib_dqn_3p.pt vs greedy vs greedy (" in page
     assert (tmp_path / "runs" / "search_vs_greedy_2p" / "summary.csv").is_file()
     assert (tmp_path / "runs" / "learned_vs_greedy_4p" / "summary.csv").is_file()
 
