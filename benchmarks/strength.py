@@ -91,19 +91,7 @@ def matches(budget: float, learned: str, untrained: str, quick: bool) -> list[di
         dict(agents=["learned-oracle", f"learned-search:budget={budget:g}"], games=200,
              target=f"the oracle beats the strongest fair player, the learned search at "
              f"{budget:g} s (its interval above 50%)", ok=lambda row: row["ci_low"] > 0.5),
-        *[dict(agents=[f"ckpt:checkpoints/{lib}_moves.pt", "greedy"], games=400,
-               target=f"{name}'s whole-move policy wins >= 55% (one ply, no search)",
-               ok=lambda row: row["win_rate"] >= 0.55)
-          for lib, name in LIBRARIES if Path(f"checkpoints/{lib}_moves.pt").is_file()],
-        *[dict(agents=[f"ckpt:checkpoints/{lib}_dqn.pt", "greedy"], games=400,
-               target=f"{name}'s Q-learning policy over the rows wins >= 62% (one ply, no "
-               "search; the best of the three >= 67%)", ok=lambda row: row["win_rate"] >= 0.62)
-          for lib, name in LIBRARIES if Path(f"checkpoints/{lib}_dqn.pt").is_file()],
-        *[dict(agents=[f"ckpt:checkpoints/rllib_dqn_{n}p.pt", *["greedy"] * (n - 1)],
-               games=400, players=n, target=f"RLlib's {n}-player self-play policy: a win share "
-               f">= 1.25/{n} ({125 / n:.1f}%) against greedy in every other seat",
-               ok=lambda row, n=n: row["win_rate"] >= 1.25 / n)
-          for n in (3, 4) if Path(f"checkpoints/rllib_dqn_{n}p.pt").is_file()],
+        *[m for m in library_matches() if checkpoint_of(m).is_file()],
     ] if not quick else [
         dict(m, games=max(2, int(m["games"] * scale)))
         for m in matches(budget, learned, untrained, False)
@@ -113,6 +101,31 @@ def matches(budget: float, learned: str, untrained: str, quick: bool) -> list[di
 # The RL-library recipes' exported policies (examples/*_dqn.py, and the earlier PPO recipes
 # examples/*_moves.py; docs/integrations.md).
 LIBRARIES = (("sb3", "Stable-Baselines3"), ("tianshou", "Tianshou"), ("rllib", "RLlib"))
+
+
+def library_matches() -> list[dict]:
+    """The RL-library recipes' shipped policies against greedy, each whether or not its
+    checkpoint is in this checkout (``matches`` plays those that are)."""
+    return [
+        *[dict(agents=[f"ckpt:checkpoints/{lib}_moves.pt", "greedy"], games=400,
+               target=f"{name}'s whole-move policy wins >= 55% (one ply, no search)",
+               ok=lambda row: row["win_rate"] >= 0.55)
+          for lib, name in LIBRARIES],
+        *[dict(agents=[f"ckpt:checkpoints/{lib}_dqn.pt", "greedy"], games=400,
+               target=f"{name}'s Q-learning policy over the rows wins >= 62% (one ply, no "
+               "search; the best of the three >= 67%)", ok=lambda row: row["win_rate"] >= 0.62)
+          for lib, name in LIBRARIES],
+        *[dict(agents=[f"ckpt:checkpoints/rllib_dqn_{n}p.pt", *["greedy"] * (n - 1)],
+               games=400, players=n, target=f"RLlib's {n}-player self-play policy: a win share "
+               f">= 1.25/{n} ({125 / n:.1f}%) against greedy in every other seat",
+               ok=lambda row, n=n: row["win_rate"] >= 1.25 / n)
+          for n in (3, 4)],
+    ]  # fmt: skip
+
+
+def checkpoint_of(match: dict) -> Path:
+    """The checkpoint a library match's first agent plays (relative to the checkout)."""
+    return Path(match["agents"][0].removeprefix("ckpt:"))
 
 
 def short_name(spec: str) -> str:
@@ -147,9 +160,9 @@ def main() -> None:
     _, meta = load_checkpoint(path, kind=MoveValueNet)  # its look ahead, for the start
     look = LookAhead(**meta["env"]["look_ahead"])
     untrained = save_checkpoint(Path(args.runs) / "untrained.pt", MoveValueNet(), env_options(look))
-    for lib, _ in LIBRARIES:
-        if not Path(f"checkpoints/{lib}_moves.pt").is_file():
-            print(f"no checkpoints/{lib}_moves.pt: its match is left out", flush=True)
+    for m in library_matches():
+        if not checkpoint_of(m).is_file():
+            print(f"no {checkpoint_of(m)}: its match is left out", flush=True)
     chosen = matches(args.budget, args.agent, str(untrained), args.quick)
     if args.only:
         chosen = [m for m in chosen if m["agents"][0] in args.only]

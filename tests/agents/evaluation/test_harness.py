@@ -153,16 +153,14 @@ def test_strength_benchmark_quick_run(tmp_path) -> None:
 
     root = ROOT
     sys.path.insert(0, str(root / "benchmarks"))
-    from strength import LIBRARIES
+    from strength import checkpoint_of, library_matches
 
     out = tmp_path / "strength.md"
     cmd = [sys.executable, "benchmarks/strength.py", "--quick", "--budget", "0.01",
            "--processes", "1", "--out", str(out), "--runs", str(tmp_path / "runs")]  # fmt: skip
     subprocess.run(cmd, cwd=root, check=True, capture_output=True, timeout=600)
     page = out.read_text()
-    shipped = [f"{lib}_{kind}.pt" for lib, _ in LIBRARIES for kind in ("moves", "dqn")]
-    shipped += ["rllib_dqn_3p.pt", "rllib_dqn_4p.pt"]
-    libraries = sum((root / "checkpoints" / name).is_file() for name in shipped)
+    libraries = sum((root / checkpoint_of(m)).is_file() for m in library_matches())
     assert page.count("Target: ") == 15 + libraries and "duplicate deals" in page
     if (root / "checkpoints" / "rllib_dqn_3p.pt").is_file():
         assert "### ckpt:checkpoints/rllib_dqn_3p.pt vs greedy vs greedy (" in page
