@@ -396,6 +396,7 @@ class Table:
 
     def _agent_turns(self, turns: int | None) -> None:
         done = 0
+        error = None
         try:
             while turns is None or done < turns:
                 with self.lock:
@@ -419,10 +420,15 @@ class Table:
                     self.version += 1
                 done += 1
         except Cancelled:
-            self.error = "the game was closed"
+            error = "the game was closed"
         except Exception as err:  # shown on the page, with a retry; the game waits
-            self.error = f"agent error: {type(err).__name__}: {err}"[:500]
+            error = f"agent error: {type(err).__name__}: {err}"[:500]
         finally:
+            # The error and the end of thinking change together, under the lock: a state
+            # read between them said both "thinking" and the error, and the page, which
+            # stops polling at an error, went on showing "thinking".
             with self.lock:
+                if error is not None:
+                    self.error = error
                 self._thinking = None
                 self.version += 1
