@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -165,10 +166,10 @@ def test_the_leaderboard_places_a_benched_agent(tmp_path, monkeypatch):
 
 
 def test_the_leaderboard_says_how_a_q_recipe_policy_was_trained():
-    assert trained("rllib-dqn-3p", 3) == (
-        "ray rllib DQN (3-player self-play), 172,854 env steps",
-        "55 min",
-    )
+    # the shipped checkpoint's own counts, whichever run it is
+    how, took = trained("rllib-dqn-3p", 3)
+    assert re.fullmatch(r"ray rllib DQN \(3-player self-play\), \d{1,3}(,\d{3})+ env steps", how)
+    assert re.fullmatch(r"\d+ min", took)
     assert trained("tianshou-dqn")[0].startswith("tianshou DQN (against greedy), ")
 
 
