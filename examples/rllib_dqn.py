@@ -31,14 +31,13 @@ from tqdm import tqdm
 
 from agents.move_policy.network import MovePolicyConfig, MovePolicyNet
 from agents.move_policy.recipe import (
-    REWARD_SCALE,
     QRecipe,
+    SelfPlayRows,
     q_recipe,
     q_recipe_parser,
     row_values,
 )
 from agents.move_policy.training import export
-from qwirkle_env.multi_agent import MultiAgentDictEnv
 from qwirkle_env.spec import MASKED_LOGIT
 
 MODULE = {False: "default_policy", True: "shared"}  # the module's id, by self-play
@@ -104,24 +103,18 @@ def build(recipe: QRecipe):
             drawn = torch.multinomial(legal, 1).squeeze(1)
             return {Columns.ACTIONS: torch.where(explore, drawn, q.argmax(dim=1))}
 
-    class RowsMultiEnv(MultiAgentDictEnv, MultiAgentEnv):
+    class RowsMultiEnv(SelfPlayRows, MultiAgentEnv):
         """Self-play: the PettingZoo env as an RLlib MultiAgentEnv, every seat the
-        learner's, its margin rewards scaled as in the one-seat view."""
+        learner's, with the one-seat view's rewards (``SelfPlayRows``)."""
 
         def __init__(self, config: dict) -> None:
             MultiAgentEnv.__init__(self)
-            MultiAgentDictEnv.__init__(self, **config)
+            SelfPlayRows.__init__(self, QRecipe(**config))
 
-        def step(self, action_dict):
-            obs, rewards, *done = super().step(action_dict)
-            return (obs, {a: r * REWARD_SCALE for a, r in rewards.items()}, *done)
-
+    env_config = recipe.to_dict()
     if recipe.self_play:
-        env_config = {"num_players": recipe.players, "action_mode": "moves", "reward": "margin",
-                      "max_moves": recipe.max_moves, "look_ahead": recipe.look_ahead}  # fmt: skip
         register_env("qwirkle_rows", lambda config: RowsMultiEnv(config))
     else:
-        env_config = recipe.to_dict()
         register_env("qwirkle_rows", lambda config: QRecipe(**config).make_env())
     net = recipe.net().config
     model = {"max_moves": net.max_moves, "hidden": net.hidden,

@@ -3,7 +3,8 @@ one place before any library starts, their defaults, and the network they train.
 
 The recipes (``examples/sb3_dqn.py``, ``examples/tianshou_dqn.py``, ``examples/rllib_dqn.py``)
 learn as DRRN and DouZero do: one network scores each (position, row) pair, and the score is
-the move's value, learned by Q-learning from the env's "margin" reward. It starts as greedy
+the move's value, learned by Q-learning from the env's "margin" reward (and, with
+``--win-bonus``, a bonus for a win at the end: the recipes are judged by wins). It starts as greedy
 (a points prior: a move's value is first the points it scores) and reads the env's look
 ahead (``look_ahead=N``, the columns the learned agents read). docs/integrations.md has the
 runs that chose the defaults.
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import math
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, fields
 
 import gymnasium
@@ -26,8 +28,9 @@ import torch
 from agents.move_policy.network import MovePolicyConfig, MovePolicyNet
 from agents.move_policy.training import Curve
 from agents.registry import make_agent
+from qwirkle_env.multi_agent import MultiAgentDictEnv
 from qwirkle_env.rows.table import check_moves_options, split_observation
-from qwirkle_env.spec import ENV_ID, check_table_options
+from qwirkle_env.spec import ENV_ID, check_table_options, win_reward
 
 # The env's "margin" reward is in points; a tenth of it keeps values near 1.
 REWARD_SCALE = 0.1
@@ -49,6 +52,7 @@ class QRecipe:
     lr: float = 5e-4  # Adam learning rate
     lr_end: float | None = None  # the learning rate at --steps, reached linearly (None: --lr)
     gamma: float = 1.0  # discount; the game is short and ends
+    win_bonus: float = 0.0  # at the game's end, this times the env's "win" reward (+1/-1)
     n_step: int = 3  # the returns' horizon, in learner turns
     batch: int = 64  # transitions per gradient step
     buffer: int = 50_000  # transitions the replay keeps
@@ -90,6 +94,8 @@ class QRecipe:
             value = getattr(self, name)
             if not (math.isfinite(value) and value > 0):
                 problems.append(f"{name} must be a finite number > 0, got {value}")
+        if not (math.isfinite(self.win_bonus) and 0 <= self.win_bonus <= 100):
+            problems.append(f"win_bonus must be in [0, 100], got {self.win_bonus}")
         for name in ("gamma", "eps_start", "eps_end"):
             value = getattr(self, name)
             if not (math.isfinite(value) and 0 <= value <= 1):
@@ -154,9 +160,15 @@ class QRecipe:
         done = min(1.0, env_steps / self.eps_steps)
         return self.eps_start + (self.eps_end - self.eps_start) * done
 
+    def end_bonus(self, scores: Sequence[int], seat: int) -> float:
+        """What ``seat`` gets on top of its margin when the game ends by its rules with
+        these scores: ``win_bonus`` times its "win" reward, since a recipe is judged by
+        its wins while the margin teaches every move."""
+        return self.win_bonus * win_reward(scores, seat) if self.win_bonus else 0.0
+
     def make_env(self, **extra) -> gymnasium.Env:
         """One learner seat against ``opponent`` in the whole-move mode, reward the margin
-        scaled by REWARD_SCALE."""
+        scaled by REWARD_SCALE, plus ``end_bonus`` at the end."""
         env = gymnasium.make(
             ENV_ID,
             opponent=self.opponent,
@@ -168,7 +180,46 @@ class QRecipe:
             reward="margin",
             **extra,
         )
-        return gymnasium.wrappers.TransformReward(env, lambda r: r * REWARD_SCALE)
+        env = gymnasium.wrappers.TransformReward(env, lambda r: r * REWARD_SCALE)
+        return EndBonus(env, self) if self.win_bonus else env
+
+
+class EndBonus(gymnasium.Wrapper):
+    """Adds the recipe's ``end_bonus`` to the one-seat view's reward on the step at which
+    the game ends by its rules (not at a truncation: nobody won)."""
+
+    def __init__(self, env: gymnasium.Env, recipe: QRecipe) -> None:
+        super().__init__(env)
+        self.recipe = recipe
+
+    def step(self, action):
+        obs, reward, terminated, truncated, info = self.env.step(action)
+        view = self.env.unwrapped
+        if terminated and view.env.game.over:
+            reward += self.recipe.end_bonus(view.env.game.scores, view.seat)
+        return obs, reward, terminated, truncated, info
+
+
+class SelfPlayRows(MultiAgentDictEnv):
+    """Every seat of one game for a recipe's self-play (``--opponent self``), in RLlib's
+    dict form: each seat's "margin" reward scaled as in the one-seat view, plus its
+    ``end_bonus`` when the game ends by its rules (every seat then observes once more)."""
+
+    def __init__(self, recipe: QRecipe) -> None:
+        self.recipe = recipe
+        super().__init__(
+            num_players=recipe.players, action_mode="moves", reward="margin",
+            max_moves=recipe.max_moves, look_ahead=recipe.look_ahead,
+        )  # fmt: skip
+
+    def step(self, action_dict: dict[str, int]) -> tuple[dict, dict, dict, dict, dict]:
+        obs, rewards, terminateds, truncateds, infos = super().step(action_dict)
+        rewards = {a: r * REWARD_SCALE for a, r in rewards.items()}
+        if terminateds["__all__"]:
+            scores = self.env.game.scores
+            for a in rewards:
+                rewards[a] += self.recipe.end_bonus(scores, self.env.agent_name_mapping[a])
+        return obs, rewards, terminateds, truncateds, infos
 
 
 def row_values(net: MovePolicyNet, obs: torch.Tensor) -> torch.Tensor:
@@ -193,6 +244,8 @@ HELP = {
     "lr": "Adam learning rate",
     "lr_end": "the learning rate at --steps, reached linearly from --lr (default: --lr)",
     "gamma": "discount (the game ends: 1 is fine)",
+    "win_bonus": f"reward units ({1 / REWARD_SCALE:g} points each) added at the game's end, "
+    "times the env's 'win' reward: +1 to a winner, -1 to a loser with 2 players (0: none)",
     "n_step": "the returns' horizon, in learner turns",
     "batch": "transitions per gradient step",
     "buffer": "transitions the replay keeps",

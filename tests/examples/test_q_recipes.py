@@ -46,6 +46,8 @@ BAD = [
     (["--max-moves", "0"], "max_moves must be in 1..4096"),
     (["--batch", "64", "--buffer", "10"], "buffer (10) must hold at least a batch (64)"),
     (["--hidden", "100000"], "hidden must be at most 4096"),
+    (["--win-bonus=-1"], "win_bonus must be in [0, 100], got -1.0"),
+    (["--win-bonus", "inf"], "win_bonus must be in [0, 100], got inf"),
 ]
 
 
@@ -69,6 +71,60 @@ def test_every_problem_is_said_at_once():
     args = q_recipe_parser("a recipe", "runs/x.pt").parse_args(["--steps", "0", "--lr", "0"])
     with pytest.raises(SystemExit, match="steps must be >= 1, got 0; lr must be"):
         q_recipe(args)
+
+
+def one_seat_rewards(win_bonus: float) -> tuple[list[float], list[int], int]:
+    """A whole game through the recipe's one-seat env, the learner always playing row 0."""
+    env = QRecipe(win_bonus=win_bonus, look_ahead=0).make_env()
+    env.reset(seed=3)
+    rewards, done = [], False
+    while not done:
+        _, reward, terminated, truncated, _ = env.step(0)
+        rewards.append(reward)
+        done = terminated or truncated
+    view = env.unwrapped
+    assert terminated and view.env.game.over
+    return rewards, list(view.env.game.scores), view.seat
+
+
+def test_the_win_bonus_is_paid_once_at_the_games_end():
+    """The margin teaches every move; the bonus says who won, on the last step only."""
+    plain, scores, seat = one_seat_rewards(0.0)
+    bonus, same_scores, same_seat = one_seat_rewards(2.5)
+    assert (same_scores, same_seat) == (scores, seat)
+    assert bonus[:-1] == plain[:-1]
+    won = max(scores) == scores[seat]
+    assert bonus[-1] - plain[-1] == pytest.approx(2.5 if won else -2.5)
+
+
+def test_self_play_pays_every_seat_its_win_bonus_at_the_end():
+    """``--opponent self``: each seat's margin (scaled) and, when the game ends, its share
+    of the win bonus; the bonuses sum to zero, as the "win" reward does."""
+    from agents.move_policy.recipe import SelfPlayRows
+    from qwirkle_env.spec import win_reward
+
+    for players in (2, 3):
+        runs = {}
+        for bonus in (0.0, 3.0):
+            env = SelfPlayRows(QRecipe(opponent="self", players=players, win_bonus=bonus,
+                                       look_ahead=0))  # fmt: skip
+            obs, _ = env.reset(seed=5)
+            steps = []
+            while True:
+                mover = next(iter(obs))
+                obs, rewards, terminateds, truncateds, _ = env.step({mover: 0})
+                steps.append(rewards)
+                if terminateds["__all__"] or truncateds["__all__"]:
+                    break
+            assert terminateds["__all__"]
+            runs[bonus] = (steps, list(env.env.game.scores))
+        (plain, scores), (paid, same) = runs[0.0], runs[3.0]
+        assert same == scores and paid[:-1] == plain[:-1]
+        extra = {a: paid[-1][a] - plain[-1][a] for a in paid[-1]}
+        assert set(extra) == {f"player_{s}" for s in range(players)}
+        for s in range(players):
+            assert extra[f"player_{s}"] == pytest.approx(3.0 * win_reward(scores, s))
+        assert sum(extra.values()) == pytest.approx(0.0)
 
 
 def test_the_untrained_network_plays_greedy():
