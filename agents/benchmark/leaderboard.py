@@ -52,8 +52,11 @@ def trained(spec: str, players: int = 2) -> tuple[str, str]:
         how = rec["library"]
         opponent = rec.get("opponent")  # the Q recipes' record: "self" or an agent spec
         if opponent and "self-play" not in how:
-            how += f" ({rec.get('players', 2)}-player self-play)" if opponent == "self" else (
-                f" (against {opponent})")  # fmt: skip
+            setting = (f"{rec.get('players', 2)}-player self-play" if opponent == "self"
+                       else f"against {opponent}")  # fmt: skip
+            if rec.get("win_bonus"):
+                setting += f", win bonus {rec['win_bonus']:g}"
+            how += f" ({setting})"
         steps = rec.get("env_steps")
         return (f"{how}, {steps:,} env steps" if steps else how, _duration(rec.get("wall_s")))
     if "rollout_values" in rec:

@@ -170,12 +170,13 @@ def test_the_leaderboard_places_a_benched_agent(tmp_path, monkeypatch):
 def test_the_leaderboard_says_how_a_q_recipe_policy_was_trained():
     # the shipped checkpoint's own counts, whichever run it is
     record = torch.load(checkpoint_path("rllib-dqn-3p"), weights_only=True)["train"]
+    assert record["win_bonus"] == 2.0  # run E (docs/integrations.md)
     assert trained("rllib-dqn-3p", 3) == (
-        f"ray rllib DQN (3-player self-play), {record['env_steps']:,} env steps",
+        f"ray rllib DQN (3-player self-play, win bonus 2), {record['env_steps']:,} env steps",
         f"{record['wall_s'] / 60:.0f} min",
     )
     assert record["wall_s"] < 3600  # the recipe's runs stop within the hour
-    assert trained("tianshou-dqn")[0].startswith("tianshou DQN (against greedy), ")
+    assert trained("tianshou-dqn")[0].startswith("tianshou DQN (against greedy), ")  # no bonus
 
 
 def test_a_notebook_passes_its_function_itself(tmp_path, monkeypatch):
