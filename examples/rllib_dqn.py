@@ -37,7 +37,6 @@ from agents.move_policy.recipe import (
     q_recipe_parser,
     row_values,
 )
-from agents.move_policy.training import export
 from qwirkle_env.spec import MASKED_LOGIT
 
 MODULE = {False: "default_policy", True: "shared"}  # the module's id, by self-play
@@ -213,9 +212,7 @@ def main() -> None:
         algo.stop()
     finally:
         ray.shutdown()
-    train.update(env_steps=steps, wall_s=round(wall))
-    path = export(net, recipe.out, "rllib", train, steps)
-    print(f"saved {os.path.abspath(path)} after {steps} env steps in {wall / 60:.1f} min")
+    recipe.finish(curve, net, "rllib", train, steps, wall)
 
 
 if __name__ == "__main__":

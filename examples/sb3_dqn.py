@@ -28,7 +28,7 @@ from stable_baselines3.dqn.policies import DQNPolicy, QNetwork
 
 from agents.move_policy.network import MovePolicyNet
 from agents.move_policy.recipe import QRecipe, q_recipe, q_recipe_parser, row_values
-from agents.move_policy.training import Curve, export
+from agents.move_policy.training import Curve
 from qwirkle_env.rows.table import split_observation
 
 
@@ -132,10 +132,7 @@ def main() -> None:
     model.learn(total_timesteps=recipe.steps, callback=Progress(recipe, curve), progress_bar=True)
     env_steps = model.num_timesteps
     curve.point(net, env_steps)
-    wall = time.perf_counter() - start
-    train.update(env_steps=env_steps, wall_s=round(wall))
-    path = export(net, recipe.out, "sb3", train, env_steps)
-    print(f"saved {path} after {env_steps} env steps in {wall / 60:.1f} min")
+    recipe.finish(curve, net, "sb3", train, env_steps, time.perf_counter() - start)
 
 
 if __name__ == "__main__":

@@ -31,7 +31,6 @@ from torch.optim.lr_scheduler import LambdaLR
 
 from agents.move_policy.network import MovePolicyNet
 from agents.move_policy.recipe import QRecipe, q_recipe, q_recipe_parser
-from agents.move_policy.training import export
 
 
 class WithMask(gymnasium.ObservationWrapper):
@@ -146,10 +145,7 @@ def main() -> None:
         print(f"stopped after --minutes {recipe.minutes:g}")
     env_steps = collector.collect_step
     curve.point(net, env_steps)
-    wall = time.perf_counter() - start
-    train.update(env_steps=env_steps, wall_s=round(wall))
-    path = export(net, recipe.out, "tianshou", train, env_steps)
-    print(f"saved {path} after {env_steps} env steps in {wall / 60:.1f} min")
+    recipe.finish(curve, net, "tianshou", train, env_steps, time.perf_counter() - start)
 
 
 if __name__ == "__main__":

@@ -21,12 +21,13 @@ import argparse
 import math
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, fields
+from pathlib import Path
 
 import gymnasium
 import torch
 
 from agents.move_policy.network import MovePolicyConfig, MovePolicyNet
-from agents.move_policy.training import Curve
+from agents.move_policy.training import Curve, export, quick_match
 from agents.registry import make_agent
 from qwirkle_env.multi_agent import MultiAgentDictEnv
 from qwirkle_env.rows.table import check_moves_options, split_observation
@@ -66,6 +67,7 @@ class QRecipe:
     seed: int = 0  # random seed
     eval_every: int = 50_000  # env steps between learning-curve points
     eval_games: int = 100  # games per curve point (deal seeds 101-110: choices only)
+    average: int = 1  # the saved policy: the mean of the weights at the last N curve points
     out: str = ""  # the checkpoint; its curve goes beside it
 
     def __post_init__(self) -> None:
@@ -80,7 +82,7 @@ class QRecipe:
             raise ValueError("; ".join(problems))
         at_least_one = ("steps", "max_moves", "hidden", "n_step", "batch", "buffer",
                         "train_every", "target_every", "eps_steps", "envs", "eval_every",
-                        "eval_games")  # fmt: skip
+                        "eval_games", "average")  # fmt: skip
         for name in at_least_one:
             if getattr(self, name) < 1:
                 problems.append(f"{name} must be >= 1, got {getattr(self, name)}")
@@ -104,6 +106,8 @@ class QRecipe:
             problems.append(f"buffer ({self.buffer}) must hold at least a batch ({self.batch})")
         if self.hidden > 4096:
             problems.append(f"hidden must be at most 4096, got {self.hidden}")
+        if self.average > 100:
+            problems.append(f"average must be at most 100 curve points, got {self.average}")
         for check in (
             lambda: check_table_options(self.players, 21, "margin"),
             lambda: check_moves_options("moves", self.max_moves, self.look_ahead),
@@ -148,7 +152,27 @@ class QRecipe:
         """The run's learning curve, beside its checkpoint; each point exports the network."""
         path = self.out.removesuffix(".pt") + "_curve.csv"
         return Curve(path, "greedy", self.eval_games, self.out, (library, train),
-                     seed=CURVE_SEED, players=self.players)  # fmt: skip
+                     seed=CURVE_SEED, players=self.players, keep=self.average)  # fmt: skip
+
+    def finish(
+        self, curve: Curve, net: MovePolicyNet, library: str, train: dict, steps: int, wall: float
+    ) -> Path:
+        """Exports the run's policy to ``out``: the last network, or with ``average`` above
+        1 the mean of its weights at the last curve points (the last network then goes
+        beside it, as ``*_last.pt``, with its quick match and the mean's in the log)."""
+        train.update(env_steps=steps, wall_s=round(wall))
+        if self.average > 1:
+            last = export(net, self.out.removesuffix(".pt") + "_last.pt", library, train, steps)
+            print(f"saved the last network as {last}", flush=True)
+            net, points = curve.averaged(net)
+            train["averaged_points"] = points
+            found = quick_match(net, "greedy", self.eval_games, CURVE_SEED, self.players)
+            print(f"[average] the mean of the weights at {points} env steps: "
+                  f"{found['win_rate']:.1%} of {self.eval_games} games against greedy, "
+                  f"margin {found['margin']:+.1f}", flush=True)  # fmt: skip
+        path = export(net, self.out, library, train, steps)
+        print(f"saved {path} after {steps} env steps in {wall / 60:.1f} min", flush=True)
+        return path
 
     def lr_factor(self, done: float) -> float:
         """The learning rate over --lr when ``done`` (0 to 1) of --steps are behind."""
@@ -259,6 +283,8 @@ HELP = {
     "seed": "random seed",
     "eval_every": "env steps between learning-curve points",
     "eval_games": "games per learning-curve point (on deal seeds 101-110)",
+    "average": "the saved policy is the mean of the network's weights at the last this many "
+    "curve points (1: the last network; above 1 the last one is also saved, as *_last.pt)",
     "out": "the checkpoint; its curve goes beside it",
 }
 

@@ -10,9 +10,11 @@ plays as ``ckpt:PATH`` without the library installed.
 from __future__ import annotations
 
 import argparse
+import copy
 import csv
 import random
 import time
+from collections import deque
 from pathlib import Path
 
 import numpy as np
@@ -203,7 +205,9 @@ def quick_match(
 class Curve:
     """The learning curve of one run: (env steps, wall seconds, win rate, margin) rows in
     a CSV. With ``save`` (library, train info), each point also exports the network to
-    ``checkpoint``: a run stopped early still leaves its latest policy."""
+    ``checkpoint``: a run stopped early still leaves its latest policy. It keeps the
+    network's weights at its last ``keep`` points after the start (above 1), for
+    ``averaged``."""
 
     def __init__(
         self,
@@ -214,8 +218,10 @@ class Curve:
         save: tuple[str, dict] | None = None,
         seed: int = 1,
         players: int = 2,
+        keep: int = 1,
     ) -> None:
         self.checkpoint, self.save, self.seed, self.players = checkpoint, save, seed, players
+        self.kept: deque[tuple[int, dict[str, torch.Tensor]]] = deque(maxlen=keep)
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.opponent, self.games = opponent, games
@@ -233,6 +239,12 @@ class Curve:
             self.rows[-1] = row
         else:
             self.rows.append(row)
+        if env_steps > 0 and self.kept.maxlen > 1:  # with one, the caller has the last
+            if self.kept and self.kept[-1][0] == env_steps:
+                self.kept.pop()
+            self.kept.append(
+                (env_steps, {k: v.detach().clone() for k, v in net.state_dict().items()})
+            )
         with self.path.open("w", newline="") as f:
             out = csv.writer(f)
             out.writerow(["env_steps", "wall_s", "win_rate", "margin"])
@@ -249,6 +261,21 @@ class Curve:
             flush=True,
         )
         return found
+
+    def averaged(self, net: MovePolicyNet) -> tuple[MovePolicyNet, list[int]]:
+        """A copy of ``net`` whose weights are the mean of those kept at the last points
+        (the untrained start never among them), and those points' env steps. Late in a
+        Q-learning run the argmax policy swings from point to point while its weights stay
+        near one another; their mean smooths the swings (stochastic weight averaging)."""
+        if not self.kept:
+            raise RuntimeError("no weights kept after the start (keep above 1 keeps them)")
+        mean = {
+            k: torch.stack([w[k].double() for _, w in self.kept]).mean(dim=0).to(v.dtype)
+            for k, v in self.kept[-1][1].items()
+        }
+        out = copy.deepcopy(net)
+        out.load_state_dict(mean)
+        return out, [s for s, _ in self.kept]
 
 
 def plot_curves(

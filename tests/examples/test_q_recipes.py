@@ -48,6 +48,8 @@ BAD = [
     (["--hidden", "100000"], "hidden must be at most 4096"),
     (["--win-bonus=-1"], "win_bonus must be in [0, 100], got -1.0"),
     (["--win-bonus", "inf"], "win_bonus must be in [0, 100], got inf"),
+    (["--average", "0"], "average must be >= 1, got 0"),
+    (["--average", "101"], "average must be at most 100 curve points, got 101"),
 ]
 
 
@@ -164,6 +166,27 @@ def test_smoke_run_exports_a_checkpoint_that_plays_without_the_library(
     assert isinstance(make_agent(f"ckpt:{out}"), MovePolicyAgent)
     result = play_game([f"ckpt:{out}", "greedy"], env_seed=1, agent_seeds=[1, 2])
     assert result["end"] == "rules" and sum(result["scores"]) > 0
+
+
+def test_average_saves_the_mean_and_the_last_network_beside_it(tmp_path, monkeypatch, capsys):
+    import torch
+
+    threads = torch.get_num_threads()
+    out = tmp_path / "sb3_dqn.pt"
+    try:  # --smoke: a curve point every 150 env steps, and one at the end
+        run_main("sb3_dqn", ["--smoke", "--average", "2", "--out", str(out)], monkeypatch)
+    finally:
+        torch.set_num_threads(threads)
+    mean, meta = load_checkpoint(out, kind=MovePolicyNet)
+    last, last_meta = load_checkpoint(out.with_name("sb3_dqn_last.pt"), kind=MovePolicyNet)
+    points = meta["train"]["averaged_points"]
+    assert len(points) == 2 and 0 < points[0] < points[1] == meta["train"]["env_steps"]
+    assert meta["train"]["average"] == 2 and "averaged_points" not in last_meta["train"]
+    assert any(
+        not torch.equal(a, b) for a, b in zip(mean.parameters(), last.parameters(), strict=True)
+    )
+    assert f"[average] the mean of the weights at {points} env steps" in capsys.readouterr().out
+    assert isinstance(make_agent(f"ckpt:{out}"), MovePolicyAgent)
 
 
 def test_recipes_are_where_the_docs_say():

@@ -46,3 +46,36 @@ def test_the_recipes_help_shows_defaults_and_units(capsys):
         in text
     )
     assert "env steps between curve points (default: 25000)" in text
+
+
+def test_averaged_is_the_mean_of_the_weights_at_the_last_points(tmp_path, monkeypatch):
+    import torch
+
+    from agents.move_policy.network import MovePolicyConfig, MovePolicyNet
+
+    monkeypatch.setattr(
+        training, "quick_match", lambda *a: {"win_rate": 0.5, "margin": 0.0, "games": 2}
+    )
+    net = MovePolicyNet(MovePolicyConfig(max_moves=4, hidden=3))
+    curve = training.Curve(tmp_path / "curve.csv", games=2, keep=2)
+    seen = []
+    for steps, value in [(0, -9.0), (10, 1.0), (20, 2.0), (20, 3.0), (30, 7.0)]:
+        with torch.no_grad():
+            for p in net.parameters():
+                p.fill_(value)
+        curve.point(net, steps)
+        seen.append(value)
+    mean, points = curve.averaged(net)
+    # the start is never kept, a point at the same step count replaces the one before,
+    # and only the last two are kept: 3.0 (at 20) and 7.0 (at 30)
+    assert points == [20, 30]
+    for p in mean.parameters():
+        assert torch.allclose(p, torch.full_like(p, 5.0))
+    for p in net.parameters():  # the network itself is left as it is
+        assert torch.allclose(p, torch.full_like(p, 7.0))
+
+
+def test_averaged_without_kept_weights_says_why(tmp_path):
+    curve = training.Curve(tmp_path / "curve.csv", games=2)
+    with pytest.raises(RuntimeError, match="keep above 1"):
+        curve.averaged(None)
