@@ -179,6 +179,21 @@ def test_the_leaderboard_says_how_a_q_recipe_policy_was_trained():
     assert trained("tianshou-dqn")[0].startswith("tianshou DQN (against greedy), ")  # no bonus
 
 
+def test_the_leaderboard_says_when_a_policy_is_an_average_of_weights(tmp_path):
+    from agents.move_policy.network import MovePolicyConfig, MovePolicyNet
+    from agents.move_policy.training import export
+
+    net = MovePolicyNet(MovePolicyConfig(max_moves=8, hidden=4))
+    train = {"library": "tianshou DQN", "opponent": "greedy", "average": 4, "wall_s": 600,
+             "averaged_points": [25_000, 50_000, 75_000, 90_000], "env_steps": 90_000}  # fmt: skip
+    path = export(net, tmp_path / "avg.pt", "tianshou", train, 90_000)
+    assert trained(f"ckpt:{path}") == (
+        "tianshou DQN (against greedy, weights averaged over its last 4 curve points), "
+        "90,000 env steps",
+        "10 min",
+    )
+
+
 def test_a_notebook_passes_its_function_itself(tmp_path, monkeypatch):
     small_ladder(tmp_path / "ratings.json", monkeypatch)
     # a bench registers the notebook's agents for the rest of its process: here, only for
