@@ -170,9 +170,10 @@ def test_the_leaderboard_places_a_benched_agent(tmp_path, monkeypatch):
 def test_the_leaderboard_says_how_a_q_recipe_policy_was_trained():
     # the shipped checkpoint's own counts, whichever run it is
     record = torch.load(checkpoint_path("rllib-dqn-3p"), weights_only=True)["train"]
-    assert record["win_bonus"] == 2.0  # run E (docs/integrations.md)
+    assert record["win_bonus"] == 2.0 and record["average"] == 4  # run F (docs/integrations.md)
     assert trained("rllib-dqn-3p", 3) == (
-        f"ray rllib DQN (3-player self-play, win bonus 2), {record['env_steps']:,} env steps",
+        "ray rllib DQN (3-player self-play, win bonus 2, weights averaged over its last 4 "
+        f"curve points), {record['env_steps']:,} env steps",
         f"{record['wall_s'] / 60:.0f} min",
     )
     assert record["wall_s"] < 3600  # the recipe's runs stop within the hour
