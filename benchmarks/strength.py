@@ -43,7 +43,7 @@ from qwirkle_env.rows.look_ahead import LookAhead  # noqa: E402
 
 
 def matches(budget: float, learned: str, untrained: str, quick: bool) -> list[dict]:
-    scale = 0.02 if quick else 1.0
+    scale = 0.005 if quick else 1.0
     fast = "at <= 20 ms CPU per move"
     return [
         dict(agents=["greedy", "random"], games=400, target="greedy wins >= 95%",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 import random
 import sys
 from collections.abc import Callable
@@ -11,11 +12,16 @@ from types import ModuleType
 
 import numpy as np
 import pytest
+import torch
 
 from qwirkle_env import Color, Game, Shape, Tile
 from qwirkle_env.engine.board import Board
 from qwirkle_env.engine.placements import grown_placements, opening_placements, rows_of
 from qwirkle_env.engine.tiles import full_set
+
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    # each of the -n workers has a core of its own; torch's own threads would share them
+    torch.set_num_threads(1)
 
 
 def reference_placements(board: Board, hand: int) -> list:

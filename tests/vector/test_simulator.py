@@ -116,13 +116,20 @@ DIFFERENTIAL = [
 ]
 
 
-@pytest.mark.parametrize("n_games,seed,options", DIFFERENTIAL)
+@pytest.mark.parametrize("n_games,seed,options", [(n // 5, s, o) for n, s, o in DIFFERENTIAL])
 def test_differential_same_games_as_the_aec_env(n_games, seed, options):
+    """A fifth of the games in CI; ``test_differential_all_games`` plays them all."""
     warnings.simplefilter("ignore")
     seen = play_side_by_side(n_games, seed, **options)
     assert seen["steps"] > 200 * n_games
     if options.get("grid"):
         assert seen["shifted"] > 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n_games,seed,options", DIFFERENTIAL)
+def test_differential_all_games(n_games, seed, options):
+    test_differential_same_games_as_the_aec_env(n_games, seed, options)
 
 
 def test_differential_small_window_truncates_and_counts_outside_moves():
