@@ -31,7 +31,7 @@ from agents.move_policy.training import Curve, export, quick_match
 from agents.registry import make_agent
 from qwirkle_env.multi_agent import MultiAgentDictEnv
 from qwirkle_env.rows.table import check_moves_options, split_observation
-from qwirkle_env.spec import ENV_ID, check_table_options, win_reward
+from qwirkle_env.spec import ENV_ID, MAX_TURNS, check_table_options, win_reward
 
 # The env's "margin" reward is in points; a tenth of it keeps values near 1.
 REWARD_SCALE = 0.1
@@ -106,6 +106,10 @@ class QRecipe:
             problems.append(f"buffer ({self.buffer}) must hold at least a batch ({self.batch})")
         if self.hidden > 4096:
             problems.append(f"hidden must be at most 4096, got {self.hidden}")
+        if self.n_step > MAX_TURNS:
+            problems.append(
+                f"n_step must be at most {MAX_TURNS} (a game's turns), got {self.n_step}"
+            )
         if self.average > 100:
             problems.append(f"average must be at most 100 curve points, got {self.average}")
         for check in (
@@ -309,10 +313,14 @@ SMOKE = {"steps": 300, "learning_starts": 64, "batch": 16, "buffer": 256, "eval_
          "eval_games": 2, "envs": 2, "eps_steps": 300}  # fmt: skip
 
 
-def q_recipe(args: argparse.Namespace, self_play: bool = False) -> QRecipe:
+def q_recipe(
+    args: argparse.Namespace, self_play: bool = False, one_seat_n_step: int | None = None
+) -> QRecipe:
     """The recipe the command line asks for, or SystemExit saying every option that is
     wrong and what is allowed: before any library starts. ``self_play``: whether this
-    library's recipe can play every seat with the learner (``--opponent self``)."""
+    library's recipe can play every seat with the learner (``--opponent self``).
+    ``one_seat_n_step``: the longest horizon this library's replay samples correctly
+    against an agent spec (None: any)."""
     chosen = {f.name: getattr(args, f.name) for f in fields(QRecipe)}
     if args.smoke:
         chosen.update(SMOKE)
@@ -320,6 +328,11 @@ def q_recipe(args: argparse.Namespace, self_play: bool = False) -> QRecipe:
         recipe = QRecipe(**chosen)
     except ValueError as e:
         raise SystemExit(f"error: {e}") from None
+    if one_seat_n_step is not None and not recipe.self_play and recipe.n_step > one_seat_n_step:
+        raise SystemExit(
+            f"error: n_step must be at most {one_seat_n_step} with this library against an "
+            f"agent spec (its replay mis-counts longer returns), got {recipe.n_step}"
+        )
     if recipe.self_play and not self_play:
         raise SystemExit(
             "error: opponent 'self' (every seat learning) is examples/rllib_dqn.py's; this "

@@ -50,6 +50,8 @@ BAD = [
     (["--win-bonus", "inf"], "win_bonus must be in [0, 100], got inf"),
     (["--average", "0"], "average must be >= 1, got 0"),
     (["--average", "101"], "average must be at most 100 curve points, got 101"),
+    (["--n-step", "0"], "n_step must be >= 1, got 0"),
+    (["--n-step", "1001"], "n_step must be at most 1000 (a game's turns), got 1001"),
 ]
 
 
@@ -61,6 +63,18 @@ def test_every_recipe_refuses_bad_options_before_training(recipe, argv, message,
     with pytest.raises(SystemExit) as refused:
         run_main(recipe, [*argv, "--out", "runs/never.pt"], monkeypatch)
     assert message in str(refused.value)
+
+
+def test_rllib_refuses_a_horizon_its_one_seat_replay_cannot_sample(monkeypatch):
+    """RLlib's episode replay never finished a batch with --n-step 100 (round G,
+    docs/integrations.md): refused before Ray starts; its self-play replay has no limit."""
+    with pytest.raises(SystemExit) as refused:
+        run_main("rllib_dqn", ["--n-step", "4", "--out", "runs/never.pt"], monkeypatch)
+    said = str(refused.value)
+    assert "n_step must be at most 3 with this library against an agent spec" in said
+    assert said.endswith("got 4")
+    args = q_recipe_parser("r", "runs/x.pt").parse_args(["--n-step", "8", "--opponent", "self"])
+    assert q_recipe(args, self_play=True, one_seat_n_step=3).n_step == 8
 
 
 def test_a_word_where_a_number_goes_is_refused_by_the_parser(capsys):
