@@ -40,7 +40,10 @@ from agents.move_policy.recipe import (
 from qwirkle_env.spec import MASKED_LOGIT
 
 MODULE = {False: "default_policy", True: "shared"}  # the module's id, by self-play
-ONE_SEAT_N_STEP = 3  # the longest --n-step RLlib's EpisodeReplayBuffer samples correctly
+# The longest --n-step RLlib's single-agent EpisodeReplayBuffer samples correctly: it
+# counts a sampled return that runs past its episode's end as fewer than one row of the
+# batch, so it samples on and on (with a horizon of 100, for ten minutes and more).
+ONE_SEAT_N_STEP = 3
 
 
 def flat(obs):
@@ -168,9 +171,7 @@ def learner_net(algo, recipe: QRecipe) -> MovePolicyNet:
 def main() -> None:
     parser = q_recipe_parser(__doc__.split("\n")[0], "runs/rllib_dqn/rllib_dqn.pt")
     args = parser.parse_args()
-    # every option checked before Ray starts anything. RLlib's single-agent episode replay
-    # counts a sampled return that runs past its episode's end as fewer than one row of
-    # the batch, so it samples on and on: with a horizon of 100, for ten minutes and more.
+    # every option checked before Ray starts anything
     recipe = q_recipe(args, self_play=True, one_seat_n_step=ONE_SEAT_N_STEP)
     from ray_loopback import reexec_on_loopback  # beside this file; stdlib only
 

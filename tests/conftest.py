@@ -12,7 +12,6 @@ from types import ModuleType
 
 import numpy as np
 import pytest
-import torch
 
 from qwirkle_env import Color, Game, Shape, Tile
 from qwirkle_env.engine.board import Board
@@ -21,6 +20,8 @@ from qwirkle_env.engine.tiles import full_set
 
 if os.environ.get("PYTEST_XDIST_WORKER"):
     # each of the -n workers has a core of its own; torch's own threads would share them
+    import torch
+
     torch.set_num_threads(1)
 
 
