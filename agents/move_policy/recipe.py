@@ -324,18 +324,25 @@ def q_recipe(
     chosen = {f.name: getattr(args, f.name) for f in fields(QRecipe)}
     if args.smoke:
         chosen.update(SMOKE)
+    problems = []
     try:
         recipe = QRecipe(**chosen)
     except ValueError as e:
-        raise SystemExit(f"error: {e}") from None
-    if one_seat_n_step is not None and not recipe.self_play and recipe.n_step > one_seat_n_step:
-        raise SystemExit(
-            f"error: n_step must be at most {one_seat_n_step} with this library against an "
-            f"agent spec (its replay mis-counts longer returns), got {recipe.n_step}"
+        recipe = None
+        problems.append(str(e))
+    against_self = chosen["opponent"] == SELF
+    if against_self and not self_play:
+        problems.append(
+            "opponent 'self' (every seat learning) is examples/rllib_dqn.py's; this recipe "
+            "plays one seat against an agent spec (greedy, heuristic, ckpt:PATH, ...)"
         )
-    if recipe.self_play and not self_play:
-        raise SystemExit(
-            "error: opponent 'self' (every seat learning) is examples/rllib_dqn.py's; this "
-            "recipe plays one seat against an agent spec (greedy, heuristic, ckpt:PATH, ...)"
+    n_step = chosen["n_step"]
+    if (one_seat_n_step is not None and not against_self and isinstance(n_step, int)
+            and n_step > one_seat_n_step):  # fmt: skip
+        problems.append(
+            f"n_step must be at most {one_seat_n_step} with this library against an agent "
+            f"spec (its replay mis-counts longer returns), got {n_step}"
         )
+    if problems:
+        raise SystemExit("error: " + "; ".join(problems))
     return recipe

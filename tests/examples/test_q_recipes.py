@@ -89,6 +89,22 @@ def test_every_problem_is_said_at_once():
         q_recipe(args)
 
 
+def test_a_library_limit_is_said_with_the_other_problems():
+    """A library's own limits (self-play, RLlib's one-seat horizon) join the option
+    problems in the same message, so one try shows everything to fix."""
+    parse = q_recipe_parser("a recipe", "runs/x.pt").parse_args
+    with pytest.raises(SystemExit) as refused:
+        q_recipe(parse(["--steps", "0", "--n-step", "5"]), one_seat_n_step=3)
+    assert str(refused.value) == (
+        "error: steps must be >= 1, got 0; n_step must be at most 3 with this library "
+        "against an agent spec (its replay mis-counts longer returns), got 5"
+    )
+    with pytest.raises(SystemExit) as refused:
+        q_recipe(parse(["--lr", "0", "--opponent", "self"]))
+    said = str(refused.value)
+    assert said.startswith("error: lr must be a finite number > 0, got 0.0; opponent 'self'")
+
+
 def one_seat_rewards(win_bonus: float) -> tuple[list[float], list[int], int]:
     """A whole game through the recipe's one-seat env, the learner always playing row 0."""
     env = QRecipe(win_bonus=win_bonus, look_ahead=0).make_env()
