@@ -44,6 +44,8 @@ MODULE = {False: "default_policy", True: "shared"}  # the module's id, by self-p
 # counts a sampled return that runs past its episode's end as fewer than one row of the
 # batch, so it samples on and on (with a horizon of 100, for ten minutes and more).
 ONE_SEAT_N_STEP = 3
+# The MovePolicyConfig fields the module's config carries (the rest keep their defaults)
+NET_OPTIONS = ("max_moves", "hidden", "points_prior", "look_ahead", "row_only")
 
 
 def flat(obs):
@@ -75,8 +77,7 @@ def build(recipe: QRecipe):
             given = self.model_config
             self.uses_dueling, self.uses_double_q, self.num_atoms = False, True, 1
             self.epsilon_schedule = Scheduler(given["epsilon"], framework="torch")
-            keep = ("max_moves", "hidden", "points_prior", "look_ahead")
-            self.net = MovePolicyNet(MovePolicyConfig(**{k: given[k] for k in keep}))
+            self.net = MovePolicyNet(MovePolicyConfig(**{k: given[k] for k in NET_OPTIONS}))
 
         def get_non_inference_attributes(self) -> list[str]:
             return ["_target_net"]
@@ -120,8 +121,7 @@ def build(recipe: QRecipe):
     else:
         register_env("qwirkle_rows", lambda config: QRecipe(**config).make_env())
     net = recipe.net().config
-    model = {"max_moves": net.max_moves, "hidden": net.hidden,
-             "points_prior": net.points_prior, "look_ahead": net.look_ahead}  # fmt: skip
+    model = {k: getattr(net, k) for k in NET_OPTIONS}
     epsilon = [(0, recipe.eps_start), (recipe.eps_steps, recipe.eps_end)]
     replay = "MultiAgentEpisodeReplayBuffer" if recipe.self_play else "EpisodeReplayBuffer"
     config = (

@@ -71,6 +71,10 @@ class MovePolicyConfig:
     # The env's look_ahead (rows looked at two moves ahead, qwirkle_env.rows.columns): the
     # rows it reads have 35 columns instead of 28.
     look_ahead: int = 0
+    # True: a row's logit reads the row's columns alone, not the position block beside them,
+    # as the move-value agent's network values an afterstate from its row. The value head
+    # still reads the position.
+    row_only: bool = False
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -79,9 +83,10 @@ class MovePolicyConfig:
 class MovePolicyNet(nn.Module):
     """(logits over the K rows, value) from move-mode observations.
 
-    The row network's first layer is one linear map of [position ⊕ row], computed as the
-    position's part (once per observation) plus the row's part, and only the rows that
-    hold a move go through the network: a table is mostly padding.
+    The row network's first layer is one linear map of [position ⊕ row] (of the row alone
+    with ``row_only``), computed as the position's part (once per observation) plus the
+    row's part, and only the rows that hold a move go through the network: a table is
+    mostly padding.
     """
 
     FORMAT = MOVES_FORMAT  # its checkpoints' format (agents.checkpoint)
@@ -97,9 +102,12 @@ class MovePolicyNet(nn.Module):
             value = getattr(config, name)
             if not (math.isfinite(value) and value >= 0):
                 raise ValueError(f"{name} must be a finite number >= 0, got {config}")
+        if not isinstance(config.row_only, bool):
+            raise ValueError(f"row_only must be True or False, got {config.row_only!r}")
         h = config.hidden
-        self.position_in = nn.Linear(NUM_POSITION_FEATURES, h)
-        self.row_in = nn.Linear(row_width(config.look_ahead), h, bias=False)
+        # the first layer's bias lives in the position's part, or in the row's without one
+        self.position_in = None if config.row_only else nn.Linear(NUM_POSITION_FEATURES, h)
+        self.row_in = nn.Linear(row_width(config.look_ahead), h, bias=config.row_only)
         self.rows = nn.ModuleList(nn.Linear(h, h) for _ in range(config.layers - 1))
         self.logit = nn.Linear(h, 1)
         self.value = (
@@ -125,7 +133,10 @@ class MovePolicyNet(nn.Module):
             mask = rows.abs().amax(dim=-1) > 0
         batch, row = mask.bool().nonzero(as_tuple=True)
         picked = rows[batch, row]
-        x = torch.relu(self.position_in(position)[batch] + self.row_in(picked))
+        x = self.row_in(picked)
+        if self.position_in is not None:
+            x = x + self.position_in(position)[batch]
+        x = torch.relu(x)
         for layer in self.rows:
             x = torch.relu(layer(x))
         logits = torch.full(mask.shape, MASKED_LOGIT, dtype=x.dtype, device=x.device)

@@ -50,6 +50,7 @@ class QRecipe:
     look_ahead: int = 16  # rows the env looks at two moves ahead (0: the 28 columns only)
     max_moves: int = 256  # K, the rows of the table
     hidden: int = 64  # width of the row network
+    row_only: bool = False  # each row's value reads the row alone, not the position beside it
     lr: float = 5e-4  # Adam learning rate
     lr_end: float | None = None  # the learning rate at --steps, reached linearly (None: --lr)
     gamma: float = 1.0  # discount; the game is short and ends
@@ -78,6 +79,8 @@ class QRecipe:
                 isinstance(value, bool) or not isinstance(value, int | float)
             ):
                 problems.append(f"{f.name} must be a number, got {value!r}")
+        if not isinstance(self.row_only, bool):
+            problems.append(f"row_only must be True or False, got {self.row_only!r}")
         if problems:
             raise ValueError("; ".join(problems))
         at_least_one = ("steps", "max_moves", "hidden", "n_step", "batch", "buffer",
@@ -141,6 +144,7 @@ class QRecipe:
         config = MovePolicyConfig(
             max_moves=self.max_moves,
             hidden=self.hidden,
+            row_only=self.row_only,
             points_prior=REWARD_SCALE,
             look_ahead=self.look_ahead,
         )
@@ -269,6 +273,8 @@ HELP = {
     "look_ahead": "rows the env looks at two moves ahead (0: the 28 columns only)",
     "max_moves": "K, the rows of the table",
     "hidden": "width of the row network",
+    "row_only": "each row's value reads the row's columns alone, not the position block beside "
+    "them (as the move-value agent's network does)",
     "lr": "Adam learning rate",
     "lr_end": "the learning rate at --steps, reached linearly from --lr (default: --lr)",
     "gamma": "discount (the game ends: 1 is fine)",
@@ -303,9 +309,13 @@ def q_recipe_parser(description: str, out: str, **defaults) -> argparse.Argument
     p.add_argument("--smoke", action="store_true", help="a run of a few hundred steps")
     for f in fields(QRecipe):
         default = defaults.get(f.name, out if f.name == "out" else getattr(base, f.name))
+        flag = "--" + f.name.replace("_", "-")
+        if f.type == "bool":
+            p.add_argument(flag, action=argparse.BooleanOptionalAction, default=default,
+                           help=HELP[f.name])  # fmt: skip
+            continue
         kind = {"int": int, "float": float, "float | None": float}.get(f.type, str)
-        p.add_argument("--" + f.name.replace("_", "-"), type=kind, default=default,
-                       help=HELP[f.name])  # fmt: skip
+        p.add_argument(flag, type=kind, default=default, help=HELP[f.name])
     return p
 
 

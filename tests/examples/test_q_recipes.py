@@ -105,6 +105,15 @@ def test_a_library_limit_is_said_with_the_other_problems():
     assert said.startswith("error: lr must be a finite number > 0, got 0.0; opponent 'self'")
 
 
+def test_row_only_is_a_switch_that_reaches_the_network():
+    parse = q_recipe_parser("a recipe", "runs/x.pt").parse_args
+    assert q_recipe(parse([])).net().config.row_only is False
+    assert q_recipe(parse(["--row-only"])).net().config.row_only is True
+    assert q_recipe(parse(["--row-only", "--no-row-only"])).row_only is False
+    with pytest.raises(ValueError, match="row_only must be True or False, got 1"):
+        QRecipe(row_only=1)
+
+
 def one_seat_rewards(win_bonus: float) -> tuple[list[float], list[int], int]:
     """A whole game through the recipe's one-seat env, the learner always playing row 0."""
     env = QRecipe(win_bonus=win_bonus, look_ahead=0).make_env()

@@ -20,7 +20,7 @@ from agents.registry import make_agent
 from agents.tile_ppo.network import PolicyValueNet
 from qwirkle_env import raw_env
 from qwirkle_env.rows.columns import POINT_SCALE
-from qwirkle_env.rows.table import split_observation
+from qwirkle_env.rows.table import NUM_POSITION_FEATURES, split_observation
 from qwirkle_env.spec import MASKED_LOGIT
 
 
@@ -61,6 +61,33 @@ def test_the_packed_network_equals_an_mlp_over_position_and_row(observations):
             h = torch.relu(weight @ x + net.position_in.bias)
             h = torch.relu(net.rows[0](h))
             assert net.logit(h).item() == pytest.approx(logits[b, r].item(), abs=1e-5)
+
+
+def test_a_row_only_network_scores_each_row_without_the_position(observations, tmp_path):
+    """``row_only``: a row's logit is an MLP over the row alone, so the same row scores the
+    same in any position; the checkpoint says so and loads as the same network."""
+    obs, masks = observations
+    torch.manual_seed(0)
+    net = MovePolicyNet(MovePolicyConfig(hidden=16, layers=2, row_only=True))
+    assert net.position_in is None and net.row_in.bias is not None
+    logits, _ = net(obs[:5], masks[:5])
+    _, rows = split_observation(obs[:5], net.config.max_moves)
+    for b in range(5):
+        for r in np.flatnonzero(masks[b].numpy())[:10]:
+            h = torch.relu(net.rows[0](torch.relu(net.row_in(rows[b, r]))))
+            assert net.logit(h).item() == pytest.approx(logits[b, r].item(), abs=1e-5)
+    moved = obs[:1].clone()
+    moved[0, :NUM_POSITION_FEATURES] = torch.rand(NUM_POSITION_FEATURES)
+    assert torch.allclose(net(moved, masks[:1])[0], logits[:1])
+    path = export(net, tmp_path / "row_only.pt", "test", {}, 0)
+    loaded, meta = load_checkpoint(path, kind=MovePolicyNet)
+    assert meta["net"]["row_only"] is True
+    assert torch.equal(loaded(obs[:5], masks[:5])[0], logits)
+
+
+def test_row_only_must_be_true_or_false():
+    with pytest.raises(ValueError, match="row_only must be True or False, got 'yes'"):
+        MovePolicyNet(MovePolicyConfig(row_only="yes"))
 
 
 def test_an_untrained_policy_with_a_points_prior_plays_the_move_that_scores_most(observations):
