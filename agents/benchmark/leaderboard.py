@@ -58,6 +58,8 @@ def trained(spec: str, players: int = 2) -> tuple[str, str]:
                 setting += f", win bonus {rec['win_bonus']:g}"
             if (kept := len(rec.get("averaged_points") or ())) > 1:
                 setting += f", weights averaged over its last {kept} curve points"
+            if rec.get("row_only"):
+                setting += ", each row valued alone"
             how += f" ({setting})"
         steps = rec.get("env_steps")
         return (f"{how}, {steps:,} env steps" if steps else how, _duration(rec.get("wall_s")))

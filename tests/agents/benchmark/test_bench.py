@@ -14,7 +14,7 @@ from agents.benchmark.leaderboard import leaderboard, trained
 from agents.benchmark.paired import paired
 from agents.benchmark.report import save_bench
 from agents.registry import checkpoint_path
-from tests.conftest import bot_file, small_ladder
+from tests.conftest import ROOT, bot_file, small_ladder
 
 QUICK = {"processes": 1, "probe_deals": 1, "extra_deals": 2, "progress": False}
 
@@ -177,7 +177,14 @@ def test_the_leaderboard_says_how_a_q_recipe_policy_was_trained():
         f"{record['wall_s'] / 60:.0f} min",
     )
     assert record["wall_s"] < 3600  # the recipe's runs stop within the hour
-    assert trained("tianshou-dqn")[0].startswith("tianshou DQN (against greedy), ")  # no bonus
+    no_bonus = trained("tianshou-dqn")[0]  # run J: no bonus, no average
+    assert no_bonus.startswith("tianshou DQN (against greedy, each row valued alone), ")
+    sb3 = torch.load(checkpoint_path("sb3-dqn"), weights_only=True)["train"]
+    assert sb3["row_only"] is True  # run J (docs/integrations.md)
+    assert trained("sb3-dqn")[0].startswith(
+        "stable-baselines3 DQN (against greedy, win bonus 2, weights averaged over its last 4 "
+        "curve points, each row valued alone), "
+    )
 
 
 def test_the_leaderboard_says_when_a_policy_is_an_average_of_weights(tmp_path):
@@ -193,6 +200,16 @@ def test_the_leaderboard_says_when_a_policy_is_an_average_of_weights(tmp_path):
         "90,000 env steps",
         "10 min",
     )
+
+
+def test_the_leaderboard_page_is_what_its_kept_results_make():
+    """docs/leaderboard.md is made, not edited: the ratings file and the bench results kept
+    in docs/data/bench/ make it again, word for word (with the shipped checkpoints'
+    training records)."""
+    results = sorted((ROOT / "docs" / "data" / "bench").glob("*.json"))
+    assert len(results) >= 6
+    page = (ROOT / "docs" / "leaderboard.md").read_text()
+    assert leaderboard(results) == page
 
 
 def test_a_notebook_passes_its_function_itself(tmp_path, monkeypatch):
