@@ -299,6 +299,7 @@ def plot_curves(
         win = [100 * float(r["win_rate"]) for r in rows]
         by_steps.plot([int(r["env_steps"]) for r in rows], win, marker="o", label=label)
         by_time.plot([float(r["wall_s"]) / 60 for r in rows], win, marker="o", label=label)
+    by_steps.xaxis.set_major_formatter(lambda x, _: f"{x / 1000:g}k" if x else "0")
     by_steps.set_xlabel("env steps (learner turns)")
     by_time.set_xlabel("wall time (minutes)")
     by_steps.set_ylabel(f"win % against {opponent} (quick match)")
