@@ -29,6 +29,30 @@ def test_choosing_plays_each_candidate_on_every_seed(monkeypatch, capsys):
     assert row.startswith("| heuristic | 4 |")
 
 
+def test_first_deal_plays_deals_no_earlier_choice_played(monkeypatch, capsys):
+    # a policy chosen on deals 0-19 reads high there; a new choice plays deals 20 on
+    played = []
+    real = choose_on_seeds.run_tournament
+
+    def spy(*args, plan, **kwargs):
+        played.append(plan)
+        return real(*args, plan=[(plan[0][0], plan[0][1][:1])], **kwargs)  # one deal: quick
+
+    monkeypatch.setattr(choose_on_seeds, "run_tournament", spy)
+    argv = ["choose", "heuristic", "--seeds", "101", "--games", "100", "--first-deal", "20",
+            "--processes", "1"]  # fmt: skip
+    monkeypatch.setattr(sys, "argv", argv)
+    choose_on_seeds.main()
+    assert played == [[([0, 1], list(range(20, 70)))]]
+    assert "deals 20-69 (100 games)" in capsys.readouterr().out
+
+
+def test_a_negative_first_deal_is_refused(monkeypatch):
+    monkeypatch.setattr(sys, "argv", ["choose", "greedy", "--first-deal", "-1"])
+    with pytest.raises(SystemExit, match="--first-deal must be >= 0, got -1"):
+        choose_on_seeds.main()
+
+
 def test_curves_give_a_picture_and_the_learning_speed(tmp_path, monkeypatch, capsys):
     curve = tmp_path / "a_curve.csv"
     curve.write_text(
