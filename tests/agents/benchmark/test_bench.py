@@ -170,9 +170,9 @@ def test_the_leaderboard_places_a_benched_agent(tmp_path, monkeypatch):
 def test_the_leaderboard_says_how_a_q_recipe_policy_was_trained():
     # the shipped checkpoint's own counts, whichever run it is
     record = torch.load(checkpoint_path("rllib-dqn-3p"), weights_only=True)["train"]
-    assert record["win_bonus"] == 2.0 and record["average"] == 4  # run F (docs/integrations.md)
+    assert record["win_bonus"] == 4.0 and record["average"] == 4  # run M (docs/integrations.md)
     assert trained("rllib-dqn-3p", 3) == (
-        "ray rllib DQN (3-player self-play, win bonus 2, weights averaged over its last 4 "
+        "ray rllib DQN (3-player self-play, win bonus 4, weights averaged over its last 4 "
         f"curve points), {record['env_steps']:,} env steps",
         f"{record['wall_s'] / 60:.0f} min",
     )
